@@ -1,0 +1,22 @@
+# The two commands of DEVELOPERS.md. Both do all the setup on a fresh machine.
+.PHONY: run test setup lint format bench
+
+setup:
+	@bash scripts/bootstrap.sh
+
+run: setup
+	@bash scripts/run.sh
+
+test: setup
+	@bash scripts/ensure_chromium.sh
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/python manage.py makemigrations --check --dry-run
+	.venv/bin/python -m pytest
+
+format: setup
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
+
+bench: setup
+	.venv/bin/python -m games.engine.bench

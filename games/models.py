@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+MODE_CHOICES = [("4-reyes", _("Mus · 4 reyes")), ("8-reyes", _("Mus · 8 reyes"))]
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+class Table(models.Model):
+    """A table in the lobby and the one game played at it (a «mesa» is a «partida»)."""
+
+    class Status(models.TextChoices):
+        OPEN = "abierta", _("Esperando jugadores")
+        PLAYING = "jugando", _("En juego")
+        FINISHED = "terminada", _("Terminada")
+        CANCELLED = "cancelada", _("Cancelada")
+        CLOSED = "cerrada", _("Cerrada")
+
+    mode = models.CharField(_("modalidad"), max_length=8, choices=MODE_CHOICES)
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
+    )
+    private = models.BooleanField(_("privada"), default=False)
+    rated = models.BooleanField(_("puntúa para el ranking"), default=True)
+    practice = models.BooleanField(_("práctica"), default=False)
+    invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    status = models.CharField(
+        _("estado"), max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
+    # The engine's phase, kept beside the record so lists never need to replay a game.
+    phase = models.CharField(_("fase"), max_length=10, default="esperando")
+    version = models.PositiveIntegerField(default=0)
+    record = models.JSONField(null=True, blank=True)
+    scores = models.JSONField(default=list, blank=True)
+    winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
+    ended_by = models.CharField(max_length=10, blank=True)
+    cancel_reason = models.TextField(blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("mesa")
+        verbose_name_plural = _("mesas")
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.get_mode_display()}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:table", args=[self.pk])
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in (self.Status.OPEN, self.Status.PLAYING)
+
+
+class Seat(models.Model):
+    """Who sits where. Seats 0+2 and 1+3 are partners (RULES.md §1.1)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    )
+    # True while the table is open or playing: a player sits at one live table at a time.
+    active = models.BooleanField(default=True)
+    connections = models.PositiveIntegerField(default=0)
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+    reconnect_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("asiento")
+        verbose_name_plural = _("asientos")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seat"], name="one_player_per_seat"),
+            models.UniqueConstraint(fields=["table", "user"], name="one_seat_per_table"),
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(active=True), name="one_live_table_per_player"
+            ),
+            models.CheckConstraint(condition=Q(seat__gte=0, seat__lte=3), name="seat_0_to_3"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}:{self.seat} {self.user_id}"
+
+    @property
+    def team(self) -> int:
+        return self.seat % 2

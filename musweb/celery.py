@@ -1,0 +1,21 @@
+"""The Celery app: Redis broker, tasks discovered from the Django apps."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "musweb.settings")
+
+app = Celery("musweb")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@app.on_after_configure.connect
+def _schedule_sweeps(sender: Celery, **_: object) -> None:
+    from django.conf import settings
+
+    # Beat re-checks every table's deadlines, so a lost task (worker restart) is recovered.
+    sender.add_periodic_task(
+        float(settings.MUS_SWEEP_SECONDS), sender.signature("games.sweep_deadlines"), name="sweep"
+    )

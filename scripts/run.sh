@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole site on one machine: daphne (HTTP + WebSockets), a Celery worker and Celery beat.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT="${PORT:-8000}"
+mkdir -p run
+.venv/bin/python manage.py migrate --noinput
+.venv/bin/python manage.py collectstatic --noinput --verbosity 0
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup INT TERM EXIT
+
+.venv/bin/celery -A musweb worker --loglevel=INFO --concurrency="${CELERY_CONCURRENCY:-2}" \
+  --hostname="musweb-worker@%h" >run/celery-worker.log 2>&1 &
+pids+=($!)
+.venv/bin/celery -A musweb beat --loglevel=INFO --schedule=run/celerybeat-schedule \
+  >run/celery-beat.log 2>&1 &
+pids+=($!)
+
+echo "Barajamos: http://127.0.0.1:${PORT}/  (Celery logs in run/; Ctrl-C stops everything)"
+.venv/bin/daphne -b 0.0.0.0 -p "$PORT" musweb.asgi:application &
+pids+=($!)
+wait -n "${pids[@]}"
