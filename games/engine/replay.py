@@ -1,0 +1,204 @@
+"""Replaying ``mus-record/1`` records, and the ``python -m games.engine.replay`` command.
+
+Replay feeds every action of a record into a single Game in place (``Game._do``), without the
+copies the public ``apply`` makes: records are trusted to nothing, but validated as they go.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from .cards import CODE_TO_ID, MODES
+from .errors import IllegalAction, RecordError
+from .game import TARGET, Game
+from .record import FORMAT
+from .view import lance_entry
+
+_SIMPLE_ACTS = frozenset(("mus", "corto", "paso", "ordago", "quiero", "no_quiero"))
+_HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
+_RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
+
+
+def _parse_cards(codes: Any, n: int | None) -> tuple[int, ...] | None:
+    """Card ids for a list of distinct codes (of length ``n`` if given), or None if invalid."""
+    if type(codes) is not list or (n is not None and len(codes) != n):
+        return None
+    try:
+        ids = tuple([CODE_TO_ID[c] for c in codes])
+    except (KeyError, TypeError):
+        return None
+    if len(set(ids)) != len(ids):
+        return None
+    return ids
+
+
+def replay(record: Any, upto: int | None = None) -> Game:
+    """The game a record describes, validated action by action.
+
+    ``upto``: stop after that many actions (counted over the whole record); later hands are
+    not dealt. Raises RecordError for anything malformed or illegal.
+    """
+    if type(record) is not dict:
+        raise RecordError(0, 0, "a record must be a JSON object")
+    if record.get("format") != FORMAT:
+        raise RecordError(0, 0, f"format must be {FORMAT!r}")
+    if not set(record) <= _RECORD_KEYS:
+        raise RecordError(0, 0, f"unknown field {sorted(set(record) - _RECORD_KEYS)[0]!r}")
+    mode = record.get("mode")
+    if mode not in MODES:
+        raise RecordError(0, 0, f"mode must be one of {', '.join(MODES)}")
+    if record.get("target") != TARGET or type(record.get("target")) is not int:
+        raise RecordError(0, 0, f"target must be {TARGET}")
+    first_mano = record.get("first_mano")
+    if type(first_mano) is not int or not 0 <= first_mano <= 3:
+        raise RecordError(0, 0, "first_mano must be a seat from 0 to 3")
+    hands = record.get("hands")
+    if type(hands) is not list or not hands:
+        raise RecordError(0, 0, "hands must be a non-empty list")
+
+    g = Game(mode, first_mano)
+    do = g._do
+    budget = upto if upto is not None else -1  # -1: no limit
+    for hi, hand in enumerate(hands, 1):
+        if budget == 0:
+            break
+        if type(hand) is not dict or not set(hand) <= _HAND_KEYS:
+            raise RecordError(hi, 0, "a hand must be an object with deck and actions")
+        if hi > 1:
+            if g.phase == "terminada":
+                raise RecordError(hi, 0, "the game was already over")
+            if g.phase != "recuento":
+                raise RecordError(hi, 0, "the previous hand is not finished")
+        deck = _parse_cards(hand.get("deck"), 40)
+        if deck is None:
+            raise RecordError(hi, 0, "the deck must list the 40 distinct cards")
+        piles: list[tuple[int, ...]] = []
+        if "reshuffles" in hand:
+            raw = hand["reshuffles"]
+            if type(raw) is not list or not raw:
+                raise RecordError(hi, 0, "reshuffles must be a non-empty list of piles")
+            for pile in raw:
+                ids = _parse_cards(pile, None)
+                if not ids:
+                    raise RecordError(hi, 0, "a reshuffle must list distinct cards")
+                piles.append(ids)
+        actions = hand.get("actions")
+        if type(actions) is not list:
+            raise RecordError(hi, 0, "actions must be a list")
+        g._new_hand(deck)
+        for ai, a in enumerate(actions, 1):
+            if budget == 0:
+                return g
+            budget -= 1
+            try:
+                seat = a["seat"]
+                act = a["act"]
+            except (KeyError, TypeError):
+                raise RecordError(hi, ai, "an action needs seat and act") from None
+            if type(seat) is not int or seat < 0 or seat > 3:
+                raise RecordError(hi, ai, "seat must be 0 to 3")
+            n = len(a)
+            to = cards = None
+            if act in _SIMPLE_ACTS:
+                if n != 2:
+                    raise RecordError(hi, ai, f"unexpected field in a {act}")
+            elif act == "envido":
+                to = a.get("to")
+                if type(to) is not int or n != 3:
+                    raise RecordError(hi, ai, "an envido needs a whole number 'to'")
+            elif act == "descarte":
+                cards = a.get("cards")
+                if type(cards) is not list or n != 3 or not all(type(c) is str for c in cards):
+                    raise RecordError(hi, ai, "a descarte needs its list of card codes")
+                cards = tuple(cards)
+            else:
+                raise RecordError(hi, ai, f"unknown act {str(act)[:30]!r}")
+            try:
+                do(seat, act, to, cards, piles)
+            except IllegalAction as e:
+                raise RecordError(hi, ai, e.message) from None
+        if piles and budget != 0:
+            raise RecordError(hi, 0, "the record has a reshuffle the hand never needed")
+    return g
+
+
+def _hand_result(mano: int, scores: tuple[int, int], tally) -> dict[str, Any]:
+    return {
+        "mano": mano,
+        "scores": list(scores),
+        "lances": [lance_entry(t) for t in tally],
+    }
+
+
+def result(g: Game) -> dict[str, Any]:
+    """The replay output for a game (GAME-RECORD.md)."""
+    hands = [_hand_result(h[3], h[4], h[5]) for h in g._past]
+    tally = g._tally if g._tally is not None else g._tally_without_recuento()
+    hands.append(_hand_result(g.mano, g.scores, tally))
+    return {
+        "scores": list(g.scores),
+        "winner": g.winner,
+        "ended_by": g.ended_by,
+        "hands": hands,
+    }
+
+
+def replay_result(record: Any) -> dict[str, Any]:
+    """Replay ``record`` and summarise it exactly as the replay command prints it."""
+    return result(replay(record))
+
+
+def _fail(message: str) -> int:
+    print(message.replace("\n", " "), file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    usage = "usage: python -m games.engine.replay FILE | - | --jsonl FILE"
+    jsonl = False
+    if args and args[0] == "--jsonl":
+        jsonl = True
+        args = args[1:]
+    if len(args) != 1:
+        return _fail(usage)
+    name = args[0]
+    try:
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            with open(name, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        return _fail(f"cannot read {name}: {e.strerror}")
+    out = sys.stdout
+    if not jsonl:
+        try:
+            rec = json.loads(text)
+        except ValueError as e:
+            return _fail(f"record: not valid JSON ({e})")
+        try:
+            res = replay_result(rec)
+        except RecordError as e:
+            return _fail(str(e))
+        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+        return 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as e:
+            return _fail(f"line {lineno}: record: not valid JSON ({e})")
+        try:
+            res = replay_result(rec)
+        except RecordError as e:
+            return _fail(f"line {lineno}: {e}")
+        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
