@@ -189,7 +189,7 @@ class Game:
 
     # -- dealing ----------------------------------------------------------------------------
 
-    def _new_hand(self, deck: tuple[int, ...]) -> None:
+    def _new_hand(self, deck: tuple[int, ...] | list[int]) -> None:
         """Close the current hand (if any) and deal ``deck`` (40 distinct ids, top first)."""
         if self.hand_no:
             self._archive_hand()
@@ -219,17 +219,19 @@ class Game:
         self._answers = [None, None]
         self._results = []
         self._tally = None
-        self._reset_lance_state()
+        # (the lance state is reset by _open when the lances begin)
 
     def _archive_hand(self) -> None:
+        # No copies: _new_hand gives this game fresh lists, so the archived ones never change
+        # again (a clone copies its own current lists).
         self._past.append(
             (
                 self._deck,
-                tuple(self._resh),
-                tuple(self._acts),
+                self._resh,
+                self._acts,
                 self.mano,
                 (self._scores[0], self._scores[1]),
-                tuple(self._tally or ()),
+                self._tally or (),
             )
         )
 
@@ -244,11 +246,50 @@ class Game:
         """
         phase = self.phase
         if phase == "lance":
+            # The opening and the votes are inlined here: they are most of all actions.
             self._acts.append((seat, act, to, None, self._lance))
-            if self._open_i >= 0:
-                self._opening(seat, act, to)
-            else:
-                self._vote(seat, act, to)
+            open_i = self._open_i
+            if open_i >= 0:  # opening: paso / envido N / órdago in speaking order
+                elig = self._elig
+                if seat != elig[open_i]:
+                    raise self._not_your_turn(seat)
+                if act == "paso":
+                    open_i += 1
+                    self._open_i = open_i
+                    if open_i == len(elig):  # everybody passed: en paso
+                        self._results.append((self._lance, PASO, None, 0, 0))
+                        self._close_lance()
+                elif act == "envido":
+                    if not 2 <= to <= MAX_BET:
+                        raise _err("bad_amount", f"Bet from 2 to {MAX_BET} tantos.")
+                    self._bet(seat & 1, to, 0, False)
+                elif act == "ordago":
+                    self._bet(seat & 1, 0, 0, True)
+                else:
+                    raise self._not_now(act)
+                return
+            # answering a bet: everybody eligible in the other team votes, in any order
+            voters = self._voters
+            if seat not in voters:
+                raise self._not_your_turn(seat)
+            if act == "envido":
+                if self._ordago:
+                    raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
+                if not self._bet_amt < to <= MAX_BET:
+                    if self._bet_amt >= MAX_BET:
+                        raise _err("bad_amount", "With 40 on the table only an órdago can raise.")
+                    raise _err(
+                        "bad_amount", f"Raise to more than {self._bet_amt} and at most {MAX_BET}."
+                    )
+            elif act == "ordago":
+                if self._ordago:
+                    raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
+            elif act != "quiero" and act != "no_quiero":
+                raise self._not_now(act)
+            voters.remove(seat)
+            self._votes.append((seat, act, to))
+            if not voters:
+                self._resolve_votes()
         elif phase == "mus":
             if seat != ORDER[self.mano][self._mus_i]:
                 raise self._not_your_turn(seat)
@@ -358,16 +399,17 @@ class Game:
         results = self._results
         while True:
             if lance in (PARES, JUEGO):
+                e0, e1, e2, e3 = evals
                 if lance == PARES:
-                    ans = tuple(e.pares > 0 for e in evals)
+                    ans = (e0.pares > 0, e1.pares > 0, e2.pares > 0, e3.pares > 0)
                     self._answers[0] = ans
                 else:
-                    ans = tuple(e.juego > 0 for e in evals)
+                    ans = (e0.juego > 0, e1.juego > 0, e2.juego > 0, e3.juego > 0)
                     self._answers[1] = ans
                 t0 = ans[0] or ans[2]
                 t1 = ans[1] or ans[3]
                 if t0 and t1:
-                    self._open(lance, tuple(s for s in order if ans[s]))
+                    self._open(lance, tuple([s for s in order if ans[s]]))
                     return
                 if t0 or t1:  # only one team lleva: it wins without betting
                     results.append((lance, SIN_APUESTA, 0 if t0 else 1, 0, 0))
@@ -402,23 +444,6 @@ class Game:
         else:
             self._begin_lance(lance + 1)
 
-    def _opening(self, seat: int, act: str, to: int | None) -> None:
-        if seat != self._elig[self._open_i]:
-            raise self._not_your_turn(seat)
-        if act == "paso":
-            self._open_i += 1
-            if self._open_i == len(self._elig):  # everybody passed: en paso
-                self._results.append((self._lance, PASO, None, 0, 0))
-                self._close_lance()
-        elif act == "envido":
-            if to is None or not 2 <= to <= MAX_BET:
-                raise _err("bad_amount", f"Bet from 2 to {MAX_BET} tantos.")
-            self._bet(seat & 1, to, 0, False)
-        elif act == "ordago":
-            self._bet(seat & 1, self._bet_amt, 0, True)
-        else:
-            raise self._not_now(act)
-
     def _bet(self, team: int, amount: int, prev: int, ordago: bool) -> None:
         """``team`` bets (or raises): the other team's eligible players vote next."""
         self._bet_team = team
@@ -430,43 +455,22 @@ class Game:
         self._votes = []
         self._round_start = len(self._acts)
 
-    def _vote(self, seat: int, act: str, to: int | None) -> None:
-        voters = self._voters
-        if seat not in voters:
-            raise self._not_your_turn(seat)
-        if act == "envido":
-            if self._ordago:
-                raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
-            if to is None or not self._bet_amt < to <= MAX_BET:
-                if self._bet_amt >= MAX_BET:
-                    raise _err("bad_amount", "With 40 on the table only an órdago can raise.")
-                raise _err(
-                    "bad_amount", f"Raise to more than {self._bet_amt} and at most {MAX_BET}."
-                )
-        elif act == "ordago":
-            if self._ordago:
-                raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
-        elif act != "quiero" and act != "no_quiero":
-            raise self._not_now(act)
-        voters.remove(seat)
-        self._votes.append((seat, act, to))
-        if not voters:
-            self._resolve_votes()
-
     def _resolve_votes(self) -> None:
         """Everybody voted: a raise beats a quiero, which beats a no quiero (RULES §6.2)."""
         best = None
-        best_key: tuple[int, int, int] = (-1, -1, -1)
+        best_key = -1
         accepted = False
         pos = POS[self.mano]
-        for seat, act, to in self._votes:
+        for vote in self._votes:
+            act = vote[1]
             if act == "quiero":
                 accepted = True
             elif act != "no_quiero":
-                # órdago beats numbers, a bigger number a smaller one, ties the earlier speaker
-                key = (1, 0, -pos[seat]) if act == "ordago" else (0, to, -pos[seat])
+                # órdago beats numbers, a bigger number a smaller one, ties the earlier speaker:
+                # one int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order)
+                key = (MAX_BET + 1 if act == "ordago" else vote[2]) * 4 + 3 - pos[vote[0]]
                 if key > best_key:
-                    best, best_key = (seat, act, to), key
+                    best, best_key = vote, key
         if best is not None:
             seat, act, to = best
             if act == "ordago":

@@ -17,21 +17,48 @@ from .record import FORMAT
 from .view import lance_entry
 
 _SIMPLE_ACTS = frozenset(("mus", "corto", "paso", "ordago", "quiero", "no_quiero"))
+#: act -> number of keys its record form has (seat, act and maybe to/cards).
+_ARITY: dict[str, int] = {a: 2 for a in _SIMPLE_ACTS} | {"envido": 3, "descarte": 3}
 _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
 
 
-def _parse_cards(codes: Any, n: int | None) -> tuple[int, ...] | None:
+def _parse_cards(codes: Any, n: int | None) -> list[int] | None:
     """Card ids for a list of distinct codes (of length ``n`` if given), or None if invalid."""
     if type(codes) is not list or (n is not None and len(codes) != n):
         return None
     try:
-        ids = tuple([CODE_TO_ID[c] for c in codes])
+        ids = [CODE_TO_ID[c] for c in codes]  # (a list comprehension is the fastest here)
     except (KeyError, TypeError):
         return None
     if len(set(ids)) != len(ids):
         return None
     return ids
+
+
+def _bad_action(hi: int, ai: int, a: Any) -> RecordError:
+    """The error for an action that is not of the record's shape."""
+    if type(a) is not dict:
+        return RecordError(hi, ai, "an action must be an object")
+    act = a.get("act")
+    if "seat" not in a or "act" not in a:
+        return RecordError(hi, ai, "an action needs seat and act")
+    seat = a["seat"]
+    if type(seat) is not int or not 0 <= seat <= 3:
+        return RecordError(hi, ai, "seat must be 0 to 3")
+    if type(act) is not str or act not in _ARITY:
+        return RecordError(hi, ai, f"unknown act {str(act)[:30]!r}")
+    if act == "envido":
+        if type(a.get("to")) is not int:
+            return RecordError(hi, ai, "an envido needs a whole number 'to'")
+    elif act == "descarte":
+        cards = a.get("cards")
+        if type(cards) is not list or not all(type(c) is str for c in cards):
+            return RecordError(hi, ai, "a descarte needs its list of card codes")
+    extra = sorted(map(str, set(a) - {"seat", "act", "to" if act == "envido" else "cards"}))
+    if not extra:
+        return RecordError(hi, ai, "malformed action")
+    return RecordError(hi, ai, f"unexpected field {extra[0][:30]!r} in a {act}")
 
 
 def replay(record: Any, upto: int | None = None) -> Game:
@@ -62,7 +89,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
     do = g._do
     budget = upto if upto is not None else -1  # -1: no limit
     for hi, hand in enumerate(hands, 1):
-        if budget == 0:
+        if budget == 0 and hi > 1:
             break
         if type(hand) is not dict or not set(hand) <= _HAND_KEYS:
             raise RecordError(hi, 0, "a hand must be an object with deck and actions")
@@ -74,7 +101,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
         deck = _parse_cards(hand.get("deck"), 40)
         if deck is None:
             raise RecordError(hi, 0, "the deck must list the 40 distinct cards")
-        piles: list[tuple[int, ...]] = []
+        piles: list[list[int]] = []
         if "reshuffles" in hand:
             raw = hand["reshuffles"]
             if type(raw) is not list or not raw:
@@ -87,34 +114,35 @@ def replay(record: Any, upto: int | None = None) -> Game:
         actions = hand.get("actions")
         if type(actions) is not list:
             raise RecordError(hi, 0, "actions must be a list")
+        if budget >= 0:  # replay(upto=...): only the first ``budget`` actions
+            if len(actions) >= budget:
+                actions = actions[:budget]
+            budget -= len(actions)
         g._new_hand(deck)
         for ai, a in enumerate(actions, 1):
-            if budget == 0:
-                return g
-            budget -= 1
+            # The common, well-formed case costs a few dict look-ups; anything odd goes to
+            # _bad_action, which works out the message.
             try:
                 seat = a["seat"]
                 act = a["act"]
+                arity = _ARITY[act]
             except (KeyError, TypeError):
-                raise RecordError(hi, ai, "an action needs seat and act") from None
-            if type(seat) is not int or seat < 0 or seat > 3:
-                raise RecordError(hi, ai, "seat must be 0 to 3")
-            n = len(a)
-            to = cards = None
-            if act in _SIMPLE_ACTS:
-                if n != 2:
-                    raise RecordError(hi, ai, f"unexpected field in a {act}")
+                raise _bad_action(hi, ai, a) from None
+            if type(seat) is not int or not 0 <= seat <= 3 or len(a) != arity:
+                raise _bad_action(hi, ai, a)
+            if arity == 2:
+                to = cards = None
             elif act == "envido":
                 to = a.get("to")
-                if type(to) is not int or n != 3:
-                    raise RecordError(hi, ai, "an envido needs a whole number 'to'")
-            elif act == "descarte":
-                cards = a.get("cards")
-                if type(cards) is not list or n != 3 or not all(type(c) is str for c in cards):
-                    raise RecordError(hi, ai, "a descarte needs its list of card codes")
-                cards = tuple(cards)
+                cards = None
+                if type(to) is not int:
+                    raise _bad_action(hi, ai, a)
             else:
-                raise RecordError(hi, ai, f"unknown act {str(act)[:30]!r}")
+                to = None
+                cards = a.get("cards")
+                if type(cards) is not list or not all(type(c) is str for c in cards):
+                    raise _bad_action(hi, ai, a)
+                cards = tuple(cards)
             try:
                 do(seat, act, to, cards, piles)
             except IllegalAction as e:

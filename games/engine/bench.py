@@ -1,0 +1,112 @@
+"""Benchmark: random complete games through the public API, then replays of their records.
+
+    python -m games.engine.bench [--games N] [--runs R] [--seed S]
+
+Prints actions per second (median of the runs) for play (``legal_actions`` + ``apply``, which
+copies the game every time) and for replay (``replay`` of the exported records, in place).
+The random players here are also used by the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from typing import Any
+
+from .actions import Action
+from .game import Game, apply, legal_actions, new_game
+from .record import export_record
+from .replay import replay
+
+
+def random_action(game: Game, rng: random.Random) -> Action:
+    """A random legal move by one of the seats that may act now.
+
+    Every legal kind of move is possible, but weighted roughly like real play (mostly small
+    bets, few órdagos) so that games last several hands, like the shared test vectors.
+    """
+    seat = rng.choice(game.to_act())  # simultaneous rounds: any arrival order
+    legal = legal_actions(game, seat)
+    acts = {d["act"]: d for d in legal}
+    x = rng.random()
+    if "mus" in acts:
+        return Action(seat, "mus" if x < 0.6 else "corto")
+    if "descarte" in acts:
+        cards = game.hand_codes(seat)
+        return Action(seat, "descarte", cards=tuple(rng.sample(cards, rng.randint(1, 4))))
+    if "repartir" in acts:
+        return Action(seat, "repartir")
+    envido = acts.get("envido")
+    if "paso" in acts:  # opening
+        if x < 0.6 or (envido is None and x < 0.97):
+            return Action(seat, "paso")
+    elif x < 0.85 or (envido is None and "ordago" not in acts):  # answering
+        return Action(seat, "quiero" if x < 0.45 else "no_quiero")
+    if envido is not None and x < 0.97:
+        hi = min(envido["max"], envido["min"] + rng.choice((0, 1, 2, 3, 5, 10)))
+        return Action(seat, "envido", to=rng.randint(envido["min"], hi))
+    if "ordago" in acts:
+        return Action(seat, "ordago")
+    return Action(seat, legal[0]["act"])
+
+
+def play_random_game(mode: str, rng: random.Random, max_actions: int = 100_000) -> tuple[Game, int]:
+    """Play a whole game with random legal moves; returns the game and how many actions."""
+    g = new_game(mode, rng.randrange(4), rng)
+    n = 0
+    while g.phase not in ("terminada", "cancelada") and n < max_actions:
+        g = apply(g, random_action(g, rng), rng)
+        n += 1
+    return g, n
+
+
+def _record_actions(record: dict[str, Any]) -> int:
+    return sum(len(h["actions"]) for h in record["hands"])
+
+
+def run(games: int, runs: int, seed: int) -> dict[str, float]:
+    play_rates, replay_rates = [], []
+    records: list[dict[str, Any]] = []
+    for r in range(runs):
+        rng = random.Random(seed + r)
+        records = []
+        n_actions = 0
+        t0 = time.perf_counter()
+        for i in range(games):
+            g, n = play_random_game("4-reyes" if i % 2 == 0 else "8-reyes", rng)
+            n_actions += n
+            records.append(export_record(g))
+        play_rates.append(n_actions / (time.perf_counter() - t0))
+
+        n_record = sum(_record_actions(rec) for rec in records)
+        t0 = time.perf_counter()
+        for rec in records:
+            replay(rec)
+        replay_rates.append(n_record / (time.perf_counter() - t0))
+    return {
+        "play": statistics.median(play_rates),
+        "replay": statistics.median(replay_rates),
+        "actions_per_game": n_record / games,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m games.engine.bench", description=__doc__)
+    p.add_argument("--games", type=int, default=300, help="games per run (default 300)")
+    p.add_argument("--runs", type=int, default=5, help="runs; the median is shown (default 5)")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args(argv)
+    res = run(a.games, a.runs, a.seed)
+    print(
+        f"{a.games} random games per run (both modes), {a.runs} runs, "
+        f"{res['actions_per_game']:.0f} actions per game"
+    )
+    print(f"play   (legal_actions + apply): {res['play']:>12,.0f} actions/s")
+    print(f"replay (replay of the records): {res['replay']:>12,.0f} actions/s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
