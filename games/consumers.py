@@ -1,5 +1,137 @@
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+"""The table WebSocket (`/ws/mesas/<id>/`, docs/protocol.md).
+
+The consumer only parses, calls `games.services` and replies: every rule lives in the engine and
+every change in the service layer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils.translation import gettext as _
+from django.utils.translation import override
+
+from . import services
+from .models import Table
+
+MAX_MESSAGE_BYTES = 4096
+ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
 
 
-class TableConsumer(AsyncJsonWebsocketConsumer):
-    pass
+class TableConsumer(AsyncWebsocketConsumer):
+    table_id: int
+    seat_key: str
+    language: str
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.joined = False
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        allowed = await database_sync_to_async(self._load_access)(user)
+        if not allowed:
+            await self.close(code=4403)
+            return
+        await self.channel_layer.group_add(services.group_name(self.table_id), self.channel_name)
+        self.joined = True
+        await self.accept()
+        await database_sync_to_async(services.player_connected)(self.table_id, user)
+        await self.send_state()
+
+    def _load_access(self, user: Any) -> bool:
+        table = Table.objects.filter(pk=self.table_id).first()
+        if table is None:
+            return False
+        token = self.scope.get("session", {}).get(f"invite-{self.table_id}")
+        if not services.can_see(table, user, token):
+            return False
+        seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+        self.seat_key = "-" if seat is None else str(seat)
+        self.language = getattr(user, "language", "") or "es"
+        return True
+
+    async def disconnect(self, code: int) -> None:
+        if not getattr(self, "joined", False):
+            return
+        await self.channel_layer.group_discard(
+            services.group_name(self.table_id), self.channel_name
+        )
+        await database_sync_to_async(services.player_disconnected)(
+            self.table_id, self.scope["user"]
+        )
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None:
+            await self.send_error("malformed", _("Solo se aceptan mensajes JSON de texto."))
+            return
+        if len(text_data) > MAX_MESSAGE_BYTES:
+            await self.send_error("too_long", _("Mensaje demasiado largo."))
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error("malformed", _("El mensaje no es JSON válido."))
+            return
+        if not isinstance(message, dict):
+            await self.send_error("malformed", _("El mensaje debe ser un objeto JSON."))
+            return
+        kind = message.get("type")
+        if kind == "action":
+            await self.handle_action(message)
+        elif kind == "ping":
+            await self.send(text_data=json.dumps({"type": "pong"}))
+        elif kind == "sync":
+            await self.send_state()
+        else:
+            await self.send_error("unknown_type", _("Tipo de mensaje desconocido."))
+
+    async def handle_action(self, message: dict[str, Any]) -> None:
+        unknown = set(message) - ACTION_FIELDS
+        if unknown:
+            await self.send_error("malformed", _("Campos desconocidos en la acción."))
+            return
+        payload = {k: v for k, v in message.items() if k not in ("type", "v")}
+        try:
+            await database_sync_to_async(services.act)(
+                self.scope["user"], self.table_id, message.get("v"), payload
+            )
+        except services.ServiceError as exc:
+            await self.send_error(exc.code, exc.message)
+
+    async def send_error(self, code: str, message: Any) -> None:
+        with override(getattr(self, "language", "es")):
+            text = str(message)
+        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+        if getattr(self, "joined", False):
+            await self.send_state()
+
+    async def send_state(self) -> None:
+        state = await database_sync_to_async(self._state)()
+        if state is not None:
+            await self.send(text_data=json.dumps(state))
+
+    def _state(self) -> dict[str, Any] | None:
+        table = Table.objects.filter(pk=self.table_id).first()
+        if table is None:
+            return None
+        seat = table.seats.filter(user=self.scope["user"]).values_list("seat", flat=True).first()
+        self.seat_key = "-" if seat is None else str(seat)
+        return services.build_states(table)[self.seat_key]
+
+    # Group messages -------------------------------------------------------------------------
+    async def table_state(self, event: dict[str, Any]) -> None:
+        states = event["states"]
+        # Seats change before the start; find this player's seat again from the fresh data.
+        user_name = self.scope["user"].username
+        key = "-"
+        for info in states["-"]["seats"]:
+            if info and info["username"] == user_name:
+                key = str(info["seat"])
+                break
+        self.seat_key = key
+        await self.send(text_data=json.dumps(states[key]))

@@ -6,5 +6,11 @@ app_name = "games"
 
 urlpatterns = [
     path("nueva/", views.create_table, name="create"),
+    path("invitacion/<str:token>/", views.invite, name="invite"),
     path("<int:table_id>/", views.table_page, name="table"),
+    path("<int:table_id>/sentarse/", views.sit, name="sit"),
+    path("<int:table_id>/levantarse/", views.stand, name="stand"),
+    path("<int:table_id>/empezar/", views.start, name="start"),
+    path("<int:table_id>/expulsar/", views.kick, name="kick"),
+    path("<int:table_id>/cerrar/", views.close, name="close"),
 ]

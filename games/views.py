@@ -1,18 +1,191 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""Lobby and table pages. Every change goes through `games.services`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from . import presence, services
+from .models import MODE_CHOICES, Seat, Table
+
+
+def _tables(status: str) -> Any:
+    return (
+        Table.objects.filter(status=status, private=False)
+        .select_related("host")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .order_by("-created_at")
+    )
 
 
 def lobby(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/lobby.html", {})
+    if request.user.is_authenticated:
+        presence.touch(request.user.pk)
+    open_tables = list(_tables(Table.Status.OPEN)[:50])
+    playing = list(_tables(Table.Status.PLAYING)[:50])
+    my_seat = services.live_seat_of(request.user) if request.user.is_authenticated else None
+    context = {
+        "open_tables": [_table_card(t) for t in open_tables],
+        "playing_tables": [_table_card(t) for t in playing],
+        "online": presence.online_players(limit=40),
+        "online_count": presence.online_count(),
+        "my_seat": my_seat,
+        "modes": MODE_CHOICES,
+    }
+    template = "games/lobby_live.html" if request.htmx else "games/lobby.html"
+    return render(request, template, context)
 
 
+def _table_card(table: Table) -> dict[str, Any]:
+    seats: list[Seat | None] = [None, None, None, None]
+    for seat in table.seats.all():
+        seats[seat.seat] = seat
+    return {"table": table, "seats": seats, "taken": sum(1 for s in seats if s)}
+
+
+@login_required
+@require_POST
 def create_table(request: HttpRequest) -> HttpResponse:
-    raise NotImplementedError
+    mode = request.POST.get("mode", "")
+    private = request.POST.get("private") == "on"
+    rated = request.POST.get("rated", "on" if not private else "") == "on"
+    try:
+        table = services.create_table(request.user, mode, private=private, rated=rated)
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
+    if table.private:
+        request.session[f"invite-{table.pk}"] = table.invite_token
+    return redirect(table)
+
+
+def _visible_table(request: HttpRequest, table_id: int) -> Table:
+    table = get_object_or_404(Table.objects.select_related("host"), pk=table_id)
+    token = request.session.get(f"invite-{table.pk}")
+    if not services.can_see(table, request.user, token):
+        # Private tables do not reveal that they exist.
+        raise Http404(_("Esa mesa no existe o es privada."))
+    return table
+
+
+def invite(request: HttpRequest, token: str) -> HttpResponse:
+    table = Table.objects.filter(invite_token=token).first()
+    if table is None:
+        raise Http404(_("Esa invitación no es válida."))
+    request.session[f"invite-{table.pk}"] = table.invite_token
+    return redirect(table)
 
 
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    raise NotImplementedError
+    table = _visible_table(request, table_id)
+    if request.user.is_authenticated:
+        presence.touch(request.user.pk)
+    state = services.state_for(table, request.user)
+    my_seat = state["you"]["seat"] if state.get("you") else None
+    context = {
+        "table": table,
+        "state": state,
+        "state_json": json.dumps(state),
+        "my_seat": my_seat,
+        "is_host": request.user.is_authenticated and table.host_id == request.user.pk,
+        "invite_url": request.build_absolute_uri(reverse("games:invite", args=[table.invite_token]))
+        if table.private
+        else None,
+        "ws_path": f"/ws/mesas/{table.pk}/",
+        "turn_seconds": settings.MUS_TURN_SECONDS,
+    }
+    template = (
+        "games/table_waiting.html" if table.status == Table.Status.OPEN else "games/table.html"
+    )
+    if request.htmx:
+        if table.status not in (Table.Status.OPEN, Table.Status.CLOSED):
+            # The game started while this page was polling: load the live table.
+            response = HttpResponse(status=204)
+            response["HX-Refresh"] = "true"
+            return response
+        template = "games/_table_waiting_body.html"
+    elif table.status == Table.Status.CLOSED:
+        template = "games/table_waiting.html"
+    return render(request, template, context)
+
+
+def _service_post(request: HttpRequest, table_id: int, call: Any) -> HttpResponse:
+    try:
+        call()
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        status = 404 if exc.code in ("no_table", "private") else 400
+        if request.htmx:
+            return HttpResponse(str(exc.message), status=status)
+        if exc.code in ("no_table", "private"):
+            return redirect("lobby")
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = reverse("games:table", args=[table_id])
+        return response
+    table = Table.objects.filter(pk=table_id).only("status").first()
+    if table is None or table.status == Table.Status.CLOSED:
+        return redirect("lobby")
+    return redirect("games:table", table_id)
+
+
+def _seat_number(request: HttpRequest) -> int:
+    try:
+        return int(request.POST.get("seat", ""))
+    except ValueError:
+        return -1
+
+
+@login_required
+@require_POST
+def sit(request: HttpRequest, table_id: int) -> HttpResponse:
+    token = request.session.get(f"invite-{table_id}")
+    seat = _seat_number(request)
+    return _service_post(
+        request, table_id, lambda: services.take_seat(request.user, table_id, seat, token)
+    )
+
+
+@login_required
+@require_POST
+def stand(request: HttpRequest, table_id: int) -> HttpResponse:
+    response = _service_post(request, table_id, lambda: services.leave_seat(request.user, table_id))
+    return response
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _service_post(request, table_id, lambda: services.start_game(request.user, table_id))
+
+
+@login_required
+@require_POST
+def kick(request: HttpRequest, table_id: int) -> HttpResponse:
+    seat = _seat_number(request)
+    return _service_post(request, table_id, lambda: services.kick(request.user, table_id, seat))
+
+
+@login_required
+@require_POST
+def close(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _service_post(request, table_id, lambda: services.close_table(request.user, table_id))
 
 
 def game_record(request: HttpRequest, table_id: int) -> HttpResponse:
-    raise NotImplementedError
+    table = _visible_table(request, table_id)
+    if table.status not in (Table.Status.FINISHED, Table.Status.CANCELLED) or not table.record:
+        raise Http404(_("El registro está disponible cuando la partida termina."))
+    response = JsonResponse(table.record, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'inline; filename="partida-{table.pk}.json"'
+    return response

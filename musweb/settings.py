@@ -80,9 +80,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": {
-        **database_from_url(
-            env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/musweb")
-        ),
+        **database_from_url(env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/musweb")),
         # Connections come from psycopg's pool instead of being kept per thread: daphne and
         # Channels run sync code in many threads, and a pool bounds the total.
         "CONN_MAX_AGE": 0,
@@ -169,12 +167,20 @@ STORAGES = {
     },
 }
 
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
-EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+_EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+_SMTP_OPTIONS = {
+    "host": env_str("EMAIL_HOST", "localhost"),
+    "port": env_int("EMAIL_PORT", 25, minimum=1),
+    "username": env_str("EMAIL_HOST_USER", ""),
+    "password": env_str("EMAIL_HOST_PASSWORD", ""),
+    "use_tls": env_bool("EMAIL_USE_TLS", False),
+}
+MAILERS = {
+    "default": {
+        "BACKEND": _EMAIL_BACKEND,
+        "OPTIONS": _SMTP_OPTIONS if _EMAIL_BACKEND.endswith("smtp.EmailBackend") else {},
+    }
+}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Barajamos <no-responder@barajamos.local>")
 
 # Login throttling against password guessing.

@@ -1,0 +1,614 @@
+"""Every action on a table, in one place.
+
+Views, the WebSocket consumer, Celery tasks and bots all call these functions. Each one loads the
+table, applies the change (through the rules engine for game actions), saves it with a
+compare-and-set on `Table.version` and, once the transaction commits, tells every connected
+browser. A zero-row update means somebody else changed the table first: the caller is told so,
+nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+
+from . import engine
+from .models import Seat, Table
+
+log = logging.getLogger(__name__)
+
+MODES = ("4-reyes", "8-reyes")
+
+
+class ServiceError(Exception):
+    """A refused request: `code` is stable for clients, `message` is for people."""
+
+    def __init__(self, code: str, message: Any) -> None:
+        super().__init__(str(message))
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+
+# Player-facing messages for the engine's refusal codes (the engine speaks English and has no
+# Django; here they become translatable Spanish-first text).
+ENGINE_MESSAGES: dict[str, Any] = {
+    "not_your_turn": _("No es tu turno."),
+    "unknown_act": _("Esa acción no existe."),
+    "bad_amount": _("Esa cantidad no vale aquí."),
+    "game_over": _("La partida ya ha terminado."),
+    "bad_cards": _("Esas cartas no valen para el descarte."),
+    "malformed": _("Mensaje mal formado."),
+    "no_raise_on_ordago": _("Con un órdago sobre la mesa solo cabe quiero o no quiero."),
+}
+
+
+def engine_error(exc: engine.IllegalAction) -> ServiceError:
+    message = ENGINE_MESSAGES.get(exc.code, _("Esa jugada no está permitida ahora."))
+    return ServiceError(exc.code, message)
+
+
+def group_name(table_id: int) -> str:
+    return f"table-{table_id}"
+
+
+# --------------------------------------------------------------------------------------------
+# Loading games: the stored record is the truth; a small per-process cache keyed by version
+# spares replaying it on every action.
+# --------------------------------------------------------------------------------------------
+_GAME_CACHE: OrderedDict[tuple[int, int], engine.Game] = OrderedDict()
+_GAME_CACHE_SIZE = 2048
+
+
+def game_of(table: Table) -> engine.Game | None:
+    if table.record is None:
+        return None
+    key = (table.pk, table.version)
+    game = _GAME_CACHE.get(key)
+    if game is None:
+        game = engine.replay(table.record)
+        if table.phase == "cancelada" and game.phase != "cancelada":
+            game = engine.cancel(game)
+        _remember(key, game)
+    else:
+        _GAME_CACHE.move_to_end(key)
+    return game
+
+
+def _remember(key: tuple[int, int], game: engine.Game) -> None:
+    _GAME_CACHE[key] = game
+    while len(_GAME_CACHE) > _GAME_CACHE_SIZE:
+        _GAME_CACHE.popitem(last=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Lobby: creating tables, seats, starting.
+# --------------------------------------------------------------------------------------------
+def live_seat_of(user: User) -> Seat | None:
+    return Seat.objects.select_related("table").filter(user=user, active=True).first()
+
+
+def create_table(
+    user: User, mode: str, *, private: bool = False, rated: bool = True, practice: bool = False
+) -> Table:
+    if mode not in MODES:
+        raise ServiceError("unknown_mode", _("Modalidad desconocida."))
+    if live_seat_of(user) is not None:
+        raise ServiceError(
+            "already_seated", _("Ya estás sentado en otra mesa. Levántate antes de crear una.")
+        )
+    try:
+        with transaction.atomic():
+            table = Table.objects.create(
+                mode=mode,
+                host=user,
+                private=private,
+                # Public tables always count for the ladder; a private one only if the host says.
+                rated=(rated if private else True) and not practice,
+                practice=practice,
+            )
+            Seat.objects.create(table=table, seat=0, user=user)
+    except IntegrityError:
+        raise ServiceError(
+            "already_seated", _("Ya estás sentado en otra mesa. Levántate antes de crear una.")
+        ) from None
+    _after_commit_lobby(table.pk)
+    return table
+
+
+def can_see(table: Table, user: User, token: str | None = None) -> bool:
+    """Private tables are visible only to those seated there or holding the invite token."""
+    if not table.private:
+        return True
+    if user.is_authenticated and (
+        table.host_id == user.pk or table.seats.filter(user=user).exists()
+    ):
+        return True
+    return bool(token) and secrets.compare_digest(str(token), table.invite_token)
+
+
+def _lock_open_table(table_id: int) -> Table:
+    try:
+        table = Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise ServiceError("no_table", _("Esa mesa no existe.")) from None
+    return table
+
+
+def _bump(table: Table, **fields: Any) -> None:
+    """Compare-and-set save of lobby changes; a lost race is reported, never overwritten."""
+    updated = Table.objects.filter(pk=table.pk, version=table.version).update(
+        version=F("version") + 1, **fields
+    )
+    if updated != 1:
+        raise ServiceError("conflict", _("La mesa acaba de cambiar. Inténtalo otra vez."))
+    table.version += 1
+    for key, value in fields.items():
+        setattr(table, key, value)
+
+
+def take_seat(user: User, table_id: int, seat: int, token: str | None = None) -> Table:
+    if seat not in (0, 1, 2, 3):
+        raise ServiceError("bad_seat", _("Ese asiento no existe."))
+    with transaction.atomic():
+        table = _lock_open_table(table_id)
+        if not can_see(table, user, token):
+            raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
+        if table.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
+        seats = {s.seat: s for s in table.seats.all()}
+        mine = next((s for s in seats.values() if s.user_id == user.pk), None)
+        if seat in seats and seats[seat].user_id != user.pk:
+            if len(seats) == 4 and mine is None:
+                raise ServiceError("full", _("La mesa está completa."))
+            raise ServiceError("taken", _("Ese asiento ya está ocupado."))
+        if mine is not None and mine.seat == seat:
+            return table
+        if mine is None:
+            elsewhere = live_seat_of(user)
+            if elsewhere is not None:
+                raise ServiceError(
+                    "already_seated",
+                    _("Ya estás sentado en otra mesa. Levántate de ella antes de cambiar."),
+                )
+        try:
+            with transaction.atomic():
+                if mine is not None:
+                    Seat.objects.filter(pk=mine.pk).update(seat=seat)
+                else:
+                    Seat.objects.create(table=table, seat=seat, user=user)
+        except IntegrityError:
+            raise ServiceError("taken", _("Ese asiento acaba de ocuparse.")) from None
+        _bump(table)
+    _after_commit_table(table.pk)
+    return table
+
+
+def leave_seat(user: User, table_id: int) -> Table:
+    with transaction.atomic():
+        table = _lock_open_table(table_id)
+        if table.status != Table.Status.OPEN:
+            raise ServiceError(
+                "started", _("La partida ya ha empezado: no puedes levantarte ahora.")
+            )
+        deleted, _unused = Seat.objects.filter(table=table, user=user).delete()
+        if not deleted:
+            raise ServiceError("not_seated", _("No estás sentado en esta mesa."))
+        if table.host_id == user.pk:
+            # A host who leaves hands the table to the next seated player, or closes it.
+            nxt = table.seats.order_by("joined_at").first()
+            if nxt is None:
+                _bump(table, status=Table.Status.CLOSED, phase="cerrada")
+            else:
+                _bump(table, host_id=nxt.user_id)
+        else:
+            _bump(table)
+    _after_commit_table(table.pk)
+    return table
+
+
+def kick(host: User, table_id: int, seat: int) -> Table:
+    with transaction.atomic():
+        table = _lock_open_table(table_id)
+        if table.host_id != host.pk:
+            raise ServiceError("not_host", _("Solo el anfitrión puede hacer eso."))
+        if table.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La partida ya ha empezado."))
+        target = table.seats.filter(seat=seat).first()
+        if target is None:
+            raise ServiceError("empty_seat", _("Ese asiento está libre."))
+        if target.user_id == host.pk:
+            raise ServiceError("kick_self", _("No puedes echarte a ti mismo: levántate."))
+        target.delete()
+        _bump(table)
+    _after_commit_table(table.pk)
+    return table
+
+
+def close_table(host: User, table_id: int) -> Table:
+    with transaction.atomic():
+        table = _lock_open_table(table_id)
+        if table.host_id != host.pk:
+            raise ServiceError("not_host", _("Solo el anfitrión puede cerrar la mesa."))
+        if table.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La partida ya ha empezado: no se puede cerrar."))
+        table.seats.all().delete()
+        _bump(table, status=Table.Status.CLOSED, phase="cerrada")
+    _after_commit_table(table.pk)
+    return table
+
+
+def start_game(host: User, table_id: int, rng: Any = None) -> Table:
+    with transaction.atomic():
+        table = _lock_open_table(table_id)
+        if table.host_id != host.pk:
+            raise ServiceError("not_host", _("Solo el anfitrión puede empezar la partida."))
+        if table.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
+        if table.seats.count() != 4:
+            raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
+        # RULES.md §3.2: the first mano is drawn by lot.
+        first_mano = (rng or secrets.SystemRandom()).randrange(4)
+        game = engine.new_game(table.mode, first_mano, rng)
+        now = timezone.now()
+        _save_game(
+            table,
+            game,
+            status=Table.Status.PLAYING,
+            started_at=now,
+        )
+    _after_commit_table(table.pk, schedule=True)
+    return table
+
+
+# --------------------------------------------------------------------------------------------
+# Playing.
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    table_id: int
+    version: int
+    phase: str
+
+
+def _deadline_for(game: engine.Game) -> datetime | None:
+    if game.phase in ("terminada", "cancelada"):
+        return None
+    return timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS)
+
+
+def _save_game(table: Table, game: engine.Game, **extra: Any) -> None:
+    """Compare-and-set the new game state into the table row."""
+    fields: dict[str, Any] = {
+        "record": engine.export_record(game),
+        "phase": game.phase,
+        "scores": list(game.scores),
+        "winner_team": game.winner,
+        "ended_by": game.ended_by or "",
+        "deadline": _deadline_for(game),
+    }
+    if game.phase == "terminada":
+        fields["status"] = Table.Status.FINISHED
+        fields["finished_at"] = timezone.now()
+    fields.update(extra)
+    _bump(table, **fields)
+    _remember((table.pk, table.version), game)
+    if fields.get("status") in (Table.Status.FINISHED, Table.Status.CANCELLED):
+        Seat.objects.filter(table=table).update(active=False)
+        if fields["status"] == Table.Status.FINISHED:
+            transaction.on_commit(lambda: _game_finished(table.pk))
+
+
+def _seat_of(table: Table, user: User) -> int:
+    seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+    if seat is None:
+        raise ServiceError("not_seated", _("No estás sentado en esta mesa."))
+    return seat
+
+
+def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Outcome:
+    """Apply one player's action (the `action` WebSocket message) to their table."""
+    if type(version) is not int:
+        raise ServiceError("bad_version", _("Falta la versión del estado («v») o no es un número."))
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise ServiceError("no_table", _("Esa mesa no existe."))
+    seat = _seat_of(table, user)
+    if table.status != Table.Status.PLAYING:
+        if table.status == Table.Status.OPEN:
+            raise ServiceError("not_started", _("La partida aún no ha empezado."))
+        raise ServiceError("game_over", _("La partida ya ha terminado."))
+    if version != table.version:
+        raise ServiceError(
+            "stale", _("Tu pantalla no estaba al día: aquí tienes el estado actual.")
+        )
+    act_name = payload.get("act")
+    if act_name == "repartir" and table.host_id != user.pk:
+        raise ServiceError("not_host", _("Solo el anfitrión reparte la siguiente mano."))
+    try:
+        action = engine.Action.from_dict(payload, seat=seat)
+    except engine.IllegalAction as exc:
+        raise engine_error(exc) from None
+    return apply_action(table, action)
+
+
+def apply_action(table: Table, action: engine.Action) -> Outcome:
+    game = game_of(table)
+    if game is None:
+        raise ServiceError("not_started", _("La partida aún no ha empezado."))
+    try:
+        new_game = engine.apply(game, action)
+    except engine.IllegalAction as exc:
+        raise engine_error(exc) from None
+    with transaction.atomic():
+        _save_game(table, new_game)
+    _after_commit_table(table.pk, schedule=True)
+    return Outcome(table.pk, table.version, new_game.phase)
+
+
+def play_defaults(table_id: int, version: int | None = None, *, force: bool = False) -> int:
+    """The turn clock ran out: play RULES.md §8.2's safe default for every seat still to act.
+
+    Guarded by the version (a task for an old turn does nothing) and by the stored deadline
+    (a task that runs early does nothing), so running it twice is harmless. Seats whose player is
+    away have their clock stopped (§8.3) and are skipped.
+    """
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.status != Table.Status.PLAYING:
+        return 0
+    if version is not None and table.version != version:
+        return 0
+    if not force and (table.deadline is None or table.deadline > timezone.now()):
+        return 0
+    game = game_of(table)
+    if game is None:
+        return 0
+    away = set(table.seats.filter(reconnect_deadline__isnull=False).values_list("seat", flat=True))
+    played = 0
+    if game.phase == "recuento":
+        host_seat = table.seats.filter(user_id=table.host_id).values_list("seat", flat=True)
+        seats = list(host_seat)[:1] or [0]
+    else:
+        seats = [s for s in game.to_act() if s not in away]
+    for seat in seats:
+        action = engine.default_action(game, seat)
+        if action is None:
+            continue
+        try:
+            game = engine.apply(game, action)
+        except engine.IllegalAction:  # pragma: no cover - default_action is always legal
+            log.exception("default action refused on table %s", table_id)
+            continue
+        played += 1
+    if played:
+        try:
+            with transaction.atomic():
+                _save_game(table, game)
+        except ServiceError:
+            return 0  # somebody acted at the last moment: their action wins
+        _after_commit_table(table.pk, schedule=True)
+    return played
+
+
+def cancel_game(table_id: int, reason: str = "") -> bool:
+    """Cancel a game in progress: unrated, record kept, everybody back to the lobby."""
+    with transaction.atomic():
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        if table is None or table.status != Table.Status.PLAYING:
+            return False
+        game = game_of(table)
+        cancelled = engine.cancel(game) if game is not None else None
+        fields: dict[str, Any] = {
+            "status": Table.Status.CANCELLED,
+            "phase": "cancelada",
+            "cancel_reason": reason,
+            "finished_at": timezone.now(),
+            "deadline": None,
+        }
+        if cancelled is not None:
+            fields["record"] = engine.export_record(cancelled)
+        _bump(table, **fields)
+        if cancelled is not None:
+            _remember((table.pk, table.version), cancelled)
+        Seat.objects.filter(table=table).update(active=False)
+    _after_commit_table(table.pk)
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Presence (RULES.md §8.3).
+# --------------------------------------------------------------------------------------------
+def player_connected(table_id: int, user: User) -> None:
+    seat = Seat.objects.filter(table_id=table_id, user=user).first()
+    if seat is None:
+        return
+    was_away = seat.reconnect_deadline is not None
+    Seat.objects.filter(pk=seat.pk).update(
+        connections=F("connections") + 1, disconnected_at=None, reconnect_deadline=None
+    )
+    if was_away:
+        # The seat's clock was stopped while its player was away: give the turn a fresh clock.
+        Table.objects.filter(
+            pk=table_id, status=Table.Status.PLAYING, deadline__lt=timezone.now()
+        ).update(deadline=timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS))
+        broadcast(table_id)
+
+
+def player_disconnected(table_id: int, user: User) -> None:
+    seat = Seat.objects.filter(table_id=table_id, user=user).first()
+    if seat is None:
+        return
+    Seat.objects.filter(pk=seat.pk, connections__gt=0).update(connections=F("connections") - 1)
+    seat.refresh_from_db(fields=["connections"])
+    if seat.connections > 0:
+        return
+    table = Table.objects.filter(pk=table_id).only("status").first()
+    if table is None or table.status != Table.Status.PLAYING:
+        return
+    now = timezone.now()
+    deadline = now + timedelta(seconds=settings.MUS_RECONNECT_SECONDS)
+    updated = Seat.objects.filter(pk=seat.pk, connections=0, reconnect_deadline=None).update(
+        disconnected_at=now, reconnect_deadline=deadline
+    )
+    if updated:
+        from .tasks import reconnect_deadline_task
+
+        reconnect_deadline_task.apply_async(args=[table_id, seat.seat], eta=deadline)
+        broadcast(table_id)
+
+
+def cancel_if_abandoned(table_id: int) -> bool:
+    """Cancel the game when a seat's reconnection window has run out."""
+    overdue = Seat.objects.filter(
+        table_id=table_id,
+        table__status=Table.Status.PLAYING,
+        reconnect_deadline__lte=timezone.now(),
+        connections=0,
+    ).exists()
+    if not overdue:
+        return False
+    return cancel_game(table_id, reason="abandono")
+
+
+# --------------------------------------------------------------------------------------------
+# What each browser sees.
+# --------------------------------------------------------------------------------------------
+def seats_info(table: Table) -> list[dict[str, Any] | None]:
+    seats: list[dict[str, Any] | None] = [None, None, None, None]
+    for s in table.seats.select_related("user").all():
+        seats[s.seat] = {
+            "seat": s.seat,
+            "team": s.seat % 2,
+            "name": s.user.public_name,
+            "username": s.user.username,
+            "bot": s.user.is_bot,
+            "host": s.user_id == table.host_id,
+            "connected": s.connections > 0 or s.user.is_bot,
+            "away_until": s.reconnect_deadline.isoformat() if s.reconnect_deadline else None,
+        }
+    return seats
+
+
+def build_states(table: Table) -> dict[str, dict[str, Any]]:
+    """The `state` message for every seat ("0".."3") and for onlookers ("-")."""
+    game = game_of(table)
+    seats = seats_info(table)
+    host_seat = next((s["seat"] for s in seats if s and s["host"]), None)
+    base: dict[str, Any] = {
+        "type": "state",
+        "v": table.version,
+        "table": table.pk,
+        "mode": table.mode,
+        "status": table.status,
+        "private": table.private,
+        "rated": table.rated,
+        "seats": seats,
+        "host_seat": host_seat,
+        "deadline": table.deadline.isoformat().replace("+00:00", "Z") if table.deadline else None,
+        "turn_seconds": settings.MUS_TURN_SECONDS,
+        "record_url": (
+            reverse("game_record", args=[table.pk])
+            if table.status in (Table.Status.FINISHED, Table.Status.CANCELLED) and table.record
+            else None
+        ),
+        "cancel_reason": table.cancel_reason or None,
+    }
+    states: dict[str, dict[str, Any]] = {}
+    for key, seat in (("0", 0), ("1", 1), ("2", 2), ("3", 3), ("-", None)):
+        if game is None:
+            msg = {
+                **base,
+                "phase": table.phase,
+                "mano": None,
+                "scores": table.scores or [0, 0],
+                "winner": None,
+                "lance": None,
+                "to_act": [],
+                "you": {"seat": seat, "cards": [], "legal": []} if seat is not None else None,
+            }
+        else:
+            view = engine.view(game, seat)
+            msg = {
+                **view,
+                **base,
+                "phase": view["phase"] if table.phase != "cancelada" else "cancelada",
+            }
+            if msg["phase"] == "cancelada":
+                msg["to_act"] = []
+                if msg.get("you"):
+                    msg["you"] = {**msg["you"], "legal": []}
+            if msg["phase"] == "recuento" and msg.get("you"):
+                legal = [{"act": "repartir"}] if seat == host_seat else []
+                msg["you"] = {**msg["you"], "legal": legal}
+        states[key] = msg
+    return states
+
+
+def state_for(table: Table, user: User | None) -> dict[str, Any]:
+    seat = None
+    if user is not None and user.is_authenticated:
+        seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+    return build_states(table)["-" if seat is None else str(seat)]
+
+
+def broadcast(table_id: int) -> None:
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return
+    layer = get_channel_layer()
+    if layer is None:  # pragma: no cover - always configured
+        return
+    async_to_sync(layer.group_send)(
+        group_name(table_id), {"type": "table.state", "states": build_states(table)}
+    )
+
+
+def _after_commit_table(table_id: int, *, schedule: bool = False) -> None:
+    def run() -> None:
+        broadcast(table_id)
+        if schedule:
+            _schedule_deadline(table_id)
+        _lobby_changed()
+
+    transaction.on_commit(run)
+
+
+def _after_commit_lobby(table_id: int) -> None:
+    transaction.on_commit(_lobby_changed)
+
+
+def _schedule_deadline(table_id: int) -> None:
+    table = Table.objects.filter(pk=table_id).only("version", "deadline", "status").first()
+    if table is None or table.deadline is None or table.status != Table.Status.PLAYING:
+        return
+    from .tasks import turn_deadline_task
+
+    turn_deadline_task.apply_async(args=[table_id, table.version], eta=table.deadline)
+
+
+def _lobby_changed() -> None:
+    # Lobby pages poll; nothing to push. Kept as the one place to hook a push channel later.
+    return None
+
+
+def _game_finished(table_id: int) -> None:
+    from .signals import game_finished
+
+    game_finished.send(sender=Table, table_id=table_id)

@@ -1,0 +1,96 @@
+"""Factories and WebSocket helpers for the table tests."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+
+from accounts.models import User
+from games import services
+from games.models import Table
+from musweb.asgi import application
+
+CARD_RE = re.compile(r"\b(?:[1-7]|1[0-2])[oceb]\b")
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., User]:
+    counter = iter(range(10_000))
+
+    def make(username: str | None = None, **extra: Any) -> User:
+        name = username or f"jugador{next(counter)}"
+        user = User.objects.create_user(username=name, password="Contraseña-muy-segura-1", **extra)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def four_players(make_user: Callable[..., User]) -> list[User]:
+    return [make_user(f"p{i}") for i in range(4)]
+
+
+def seat_all(players: list[User], mode: str = "4-reyes", **kwargs: Any) -> Table:
+    table = services.create_table(players[0], mode, **kwargs)
+    for i in range(1, 4):
+        services.take_seat(players[i], table.pk, i, table.invite_token)
+    table.refresh_from_db()
+    return table
+
+
+def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> Table:
+    table = seat_all(players, mode)
+    services.start_game(players[0], table.pk, random.Random(seed))
+    table.refresh_from_db()
+    return table
+
+
+def session_cookie_for(user: User) -> str:
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "accounts.backends.ActiveAccountBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def communicator(
+    table_id: int, cookie: str | None, origin: str = "http://localhost"
+) -> WebsocketCommunicator:
+    headers = [(b"host", b"localhost"), (b"origin", origin.encode())]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, f"/ws/mesas/{table_id}/", headers=headers)
+
+
+async def receive(comm: WebsocketCommunicator, timeout: float = 5) -> dict[str, Any]:
+    return json.loads(await comm.receive_from(timeout=timeout))
+
+
+async def receive_state(comm: WebsocketCommunicator, timeout: float = 5) -> dict[str, Any]:
+    while True:
+        message = await receive(comm, timeout)
+        if message["type"] == "state":
+            return message
+
+
+def leaked_cards(message: dict[str, Any], seat: int | None) -> set[str]:
+    """Card codes in a message that are not the receiver's own, before the recuento."""
+    if message.get("type") != "state" or message.get("phase") in (
+        "recuento",
+        "terminada",
+        "cancelada",
+    ):
+        return set()
+    own = set(message["you"]["cards"]) if message.get("you") else set()
+    text = json.dumps(message)
+    return {code for code in CARD_RE.findall(text)} - own

@@ -1,0 +1,216 @@
+"""The table WebSocket, with real consumers, the real channel layer (Redis) and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from accounts.models import User
+from games import engine, services
+from games.models import Table
+
+from .conftest import (
+    communicator,
+    leaked_cards,
+    receive,
+    receive_state,
+    session_cookie_for,
+    started_table,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+async def connect_all(table: Table, players: list[User]) -> list[Any]:
+    comms = []
+    for player in players:
+        cookie = await database_sync_to_async(session_cookie_for)(player)
+        comm = communicator(table.pk, cookie)
+        connected, _ = await comm.connect()
+        assert connected
+        comms.append(comm)
+    return comms
+
+
+async def latest_states(comms: list[Any], states: list[dict[str, Any]], seats: list[int]) -> None:
+    """Drain every pending message, checking each for leaked cards."""
+    for i, comm in enumerate(comms):
+        while not await comm.receive_nothing(timeout=0.02):
+            message = await receive(comm)
+            assert not leaked_cards(message, seats[i]), message
+            if message["type"] == "state" and (not states[i] or message["v"] >= states[i]["v"]):
+                states[i] = message
+
+
+async def wait_for_version(comms: list[Any], states: list[dict[str, Any]], v: int) -> None:
+    for i, comm in enumerate(comms):
+        while states[i]["v"] < v:
+            message = await receive(comm)
+            assert not leaked_cards(message, i), message
+            if message["type"] == "state" and message["v"] >= states[i]["v"]:
+                states[i] = message
+
+
+def random_action(legal: list[dict[str, Any]], cards: list[str], rnd: random.Random) -> dict:
+    choice = rnd.choice(legal)
+    action = {"act": choice["act"]}
+    if choice["act"] == "envido":
+        action["to"] = rnd.randint(choice["min"], min(choice["max"], choice["min"] + 3))
+    if choice["act"] == "descarte":
+        action["cards"] = rnd.sample(cards, rnd.randint(1, 4))
+    return action
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("4-reyes", 3), ("8-reyes", 11)])
+async def test_four_players_play_a_whole_game_and_the_record_replays_to_the_same_score(
+    four_players: list[User], mode: str, seed: int
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players, mode, seed)
+    comms = await connect_all(table, four_players)
+    states: list[dict[str, Any]] = [{}, {}, {}, {}]
+    await latest_states(comms, states, [0, 1, 2, 3])
+    rnd = random.Random(seed)
+    for _ in range(3000):
+        v = max(s["v"] for s in states)
+        await wait_for_version(comms, states, v)
+        if states[0]["phase"] == "terminada":
+            break
+        movers = [i for i in range(4) if states[i]["you"]["legal"]]
+        assert movers, states[0]
+        seat = rnd.choice(movers)
+        me = states[seat]
+        action = random_action(me["you"]["legal"], me["you"]["cards"], rnd)
+        await comms[seat].send_to(text_data=json.dumps({"type": "action", "v": me["v"], **action}))
+        await wait_for_version(comms, states, v + 1)
+    assert states[0]["phase"] == "terminada"
+    stored = await database_sync_to_async(Table.objects.get)(pk=table.pk)
+    result = engine.replay_result(stored.record)
+    assert result["scores"] == stored.scores == states[0]["scores"]
+    assert result["winner"] == stored.winner_team == states[0]["winner"]
+    assert stored.status == Table.Status.FINISHED
+    assert states[0]["record_url"] == f"/partidas/{table.pk}/registro.json"
+    for comm in comms:
+        await comm.disconnect()
+
+
+async def test_a_player_gets_the_state_at_once_on_connecting(four_players: list[User]) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    [comm] = await connect_all(table, four_players[:1])
+    state = await receive_state(comm)
+    assert state["phase"] == "mus"
+    assert state["you"]["seat"] == 0
+    assert len(state["you"]["cards"]) == 4
+    assert not leaked_cards(state, 0)
+    await comm.disconnect()
+
+
+async def test_it_refuses_an_anonymous_socket(four_players: list[User]) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    comm = communicator(table.pk, None)
+    connected, code = await comm.connect()
+    assert not connected
+    assert code == 4401
+
+
+async def test_it_refuses_a_socket_from_a_foreign_origin(four_players: list[User]) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    cookie = await database_sync_to_async(session_cookie_for)(four_players[0])
+    comm = communicator(table.pk, cookie, origin="http://evil.example")
+    connected, _ = await comm.connect()
+    assert not connected
+
+
+async def _player_to_act(table: Table, players: list[User]) -> tuple[Any, dict, int, list[Any]]:
+    comms = await connect_all(table, players)
+    states = [await receive_state(c) for c in comms]
+    await asyncio.sleep(0.05)
+    await latest_states(comms, states, [0, 1, 2, 3])
+    seat = next(i for i in range(4) if states[i]["you"]["legal"])
+    return comms[seat], states[seat], seat, comms
+
+
+BAD_MESSAGES = [
+    ("not json", "malformed"),
+    ("[1, 2]", "malformed"),
+    ('{"type": "dance"}', "unknown_type"),
+    ('{"type": "action", "act": "mus"}', "bad_version"),
+    ('{"type": "action", "v": "7", "act": "mus"}', "bad_version"),
+    ('{"type": "action", "v": 0, "act": "mus"}', "stale"),
+    ('{"type": "action", "v": {v}, "act": "bailar"}', "unknown_act"),
+    ('{"type": "action", "v": {v}, "act": "mus", "extra": 1}', "malformed"),
+    ('{"type": "action", "v": {v}, "act": "envido", "to": 1}', None),
+    ('{"type": "action", "v": {v}, "act": "envido", "to": 41}', None),
+    ('{"type": "action", "v": {v}, "act": "repartir"}', None),
+]
+
+
+@pytest.mark.parametrize(("raw", "code"), BAD_MESSAGES)
+async def test_a_bad_message_gets_an_error_and_a_fresh_state_and_changes_nothing(
+    four_players: list[User], raw: str, code: str | None
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    comm, state, _seat, comms = await _player_to_act(table, four_players)
+    before = await database_sync_to_async(Table.objects.get)(pk=table.pk)
+    await comm.send_to(text_data=raw.replace("{v}", str(state["v"])))
+    error = await receive(comm)
+    assert error["type"] == "error"
+    assert error["message"]
+    if code:
+        assert error["code"] == code
+    fresh = await receive(comm)
+    assert fresh["type"] == "state"
+    assert fresh["v"] == state["v"]
+    after = await database_sync_to_async(Table.objects.get)(pk=table.pk)
+    assert (after.version, after.record) == (before.version, before.record)
+    # The connection stays open and usable.
+    await comm.send_to(text_data='{"type": "ping"}')
+    assert (await receive(comm))["type"] == "pong"
+    for c in comms:
+        await c.disconnect()
+
+
+async def test_it_refuses_an_action_out_of_turn(four_players: list[User]) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    _comm, state, seat, comms = await _player_to_act(table, four_players)
+    other = (seat + 1) % 4
+    await comms[other].send_to(
+        text_data=json.dumps({"type": "action", "v": state["v"], "act": "mus"})
+    )
+    error = await receive(comms[other])
+    assert error == {**error, "type": "error", "code": "not_your_turn"}
+    for c in comms:
+        await c.disconnect()
+
+
+async def test_an_onlooker_cannot_act_and_sees_no_cards(
+    four_players: list[User], make_user: Any
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    stranger = await database_sync_to_async(make_user)("mirón")
+    [comm] = await connect_all(table, [stranger])
+    state = await receive_state(comm)
+    assert state["you"] is None
+    assert not leaked_cards(state, None)
+    await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "mus"}))
+    error = await receive(comm)
+    assert error["code"] == "not_seated"
+    await comm.disconnect()
+
+
+async def test_a_private_table_refuses_a_socket_without_the_invitation(
+    four_players: list[User], make_user: Any
+) -> None:
+    table = await database_sync_to_async(services.create_table)(
+        four_players[0], "4-reyes", private=True
+    )
+    stranger = await database_sync_to_async(make_user)("intruso")
+    cookie = await database_sync_to_async(session_cookie_for)(stranger)
+    comm = communicator(table.pk, cookie)
+    connected, code = await comm.connect()
+    assert not connected
+    assert code == 4403
