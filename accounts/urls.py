@@ -1,4 +1,3 @@
-from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from . import views
@@ -7,6 +6,29 @@ app_name = "accounts"
 
 urlpatterns = [
     path("registro/", views.signup, name="signup"),
-    path("entrar/", auth_views.LoginView.as_view(), name="login"),
-    path("salir/", auth_views.LogoutView.as_view(), name="logout"),
+    path("entrar/", views.LoginView.as_view(), name="login"),
+    path("salir/", views.LogoutView.as_view(), name="logout"),
+    path("ajustes/", views.account_settings, name="settings"),
+    path("contrasena/", views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "contrasena/cambiada/",
+        views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    path("contrasena/olvidada/", views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "contrasena/olvidada/enviada/",
+        views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "contrasena/nueva/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "contrasena/restablecida/",
+        views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
 ]

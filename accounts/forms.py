@@ -1,0 +1,186 @@
+"""Account forms: sign-up, log-in (which explains refusals), password reset and settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.core.exceptions import ValidationError
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.debug import sensitive_variables
+
+from .models import User
+
+
+def ban_message(user: User) -> str:
+    """Tell a banned player, in the active language, until when and why."""
+    if user.banned_until is not None:
+        until = formats.date_format(timezone.localtime(user.banned_until), "DATETIME_FORMAT")
+        message = gettext("Tu cuenta está suspendida hasta el %(until)s.") % {"until": until}
+    else:
+        message = gettext("Tu cuenta está suspendida indefinidamente.")
+    if user.ban_reason.strip():
+        message += " " + gettext("Motivo: %(reason)s") % {"reason": user.ban_reason.strip()}
+    return message
+
+
+def normalize_name(value: str) -> str:
+    """Trim a name and collapse runs of blanks, so "pepe  " and " pepe" are the same name."""
+    return " ".join(value.split())
+
+
+class SignupForm(UserCreationForm):
+    """Django's UserCreationForm (`username`, `password1`, `password2`) plus an optional email."""
+
+    email = forms.EmailField(
+        label=_("Correo electrónico (opcional)"),
+        required=False,
+        help_text=_("Solo lo usamos para que puedas recuperar la contraseña si la olvidas."),
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        username = self.fields["username"]
+        username.label = _("Nombre de usuario")
+        username.help_text = _(
+            "Hasta 150 caracteres: letras, números y @ . + - _ . Es tu nombre para entrar."
+        )
+        username.widget.attrs["autocomplete"] = "username"
+        self.fields["password1"].label = _("Contraseña")
+        self.fields["password2"].label = _("Repite la contraseña")
+        self.fields["password2"].help_text = _("Escribe la misma contraseña otra vez.")
+
+    def clean_username(self) -> str | None:
+        username = super().clean_username()
+        if username and User.objects.filter(display_name__iexact=username).exists():
+            raise ValidationError(
+                _("Otro jugador ya usa ese nombre. Elige otro."), code="name_taken"
+            )
+        return username
+
+    def clean_email(self) -> str:
+        return User.objects.normalize_email(self.cleaned_data.get("email") or "")
+
+
+class LoginForm(AuthenticationForm):
+    """Log-in that tells a banned or deactivated player why they cannot enter.
+
+    The backend refuses those accounts, so authentication fails for them exactly as for a wrong
+    password. Only when the password given is the account's own (and the client is not locked out
+    by axes) do we say why; a wrong password gets the usual, uninformative refusal.
+    """
+
+    error_messages = {
+        "invalid_login": _(
+            "Nombre de usuario o contraseña incorrectos. Ten en cuenta que se distinguen "
+            "mayúsculas y minúsculas."
+        ),
+        "inactive": _(
+            "Esta cuenta está desactivada. Si crees que es un error, escribe a los moderadores."
+        ),
+    }
+
+    def __init__(self, request: Any = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(request, *args, **kwargs)
+        self.fields["username"].label = _("Nombre de usuario")
+        self.fields["username"].widget.attrs["autocomplete"] = "username"
+        self.fields["password"].label = _("Contraseña")
+
+    def confirm_login_allowed(self, user: User) -> None:
+        if user.is_banned:
+            raise ValidationError(ban_message(user), code="banned")
+        super().confirm_login_allowed(user)
+
+    def get_invalid_login_error(self) -> ValidationError:
+        return self._refusal_with_right_password() or super().get_invalid_login_error()
+
+    @sensitive_variables("password")
+    def _refusal_with_right_password(self) -> ValidationError | None:
+        if getattr(self.request, "axes_locked_out", False):
+            return None
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if not username or not password:
+            return None
+        try:
+            user = User._default_manager.get_by_natural_key(username)
+        except User.DoesNotExist:
+            # Spend the same hashing time as for a real account (as ModelBackend does).
+            User().set_password(password)
+            return None
+        if not user.check_password(password):
+            return None
+        if user.is_banned:
+            return ValidationError(ban_message(user), code="banned")
+        if not user.is_active:
+            return ValidationError(self.error_messages["inactive"], code="inactive")
+        return None
+
+
+class LocalizedPasswordResetForm(PasswordResetForm):
+    """Writes each reset email in the language the account chose."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["email"].label = _("Correo electrónico")
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        with translation.override(context["user"].language or None):
+            super().send_mail(
+                subject_template_name,
+                email_template_name,
+                context,
+                from_email,
+                to_email,
+                html_email_template_name,
+            )
+
+
+class SettingsForm(forms.ModelForm):
+    """What a player may change about themselves: the name others see and the language."""
+
+    class Meta:
+        model = User
+        fields = ("display_name", "language")
+        labels = {"display_name": _("Nombre visible"), "language": _("Idioma")}
+        help_texts = {
+            "display_name": _(
+                "Lo que ven los demás en las mesas y el ranking (hasta 40 caracteres). "
+                "Déjalo vacío para usar tu nombre de usuario."
+            )
+        }
+
+    def clean_display_name(self) -> str:
+        name = normalize_name(self.cleaned_data.get("display_name") or "")
+        if not name:
+            return ""
+        others = User.objects.exclude(pk=self.instance.pk)
+        if others.filter(display_name__iexact=name).exists():
+            raise ValidationError(
+                _("Otro jugador ya usa el nombre visible «%(name)s»."),
+                code="display_name_taken",
+                params={"name": name},
+            )
+        if others.filter(username__iexact=name).exists():
+            raise ValidationError(
+                _("«%(name)s» es el nombre de usuario de otro jugador."),
+                code="display_name_is_username",
+                params={"name": name},
+            )
+        return name
