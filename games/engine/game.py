@@ -86,6 +86,7 @@ class Game:
         "_prev_amt",  # total that stood before the last bet (the deje if refused)
         "_ordago",  # the bet on the table is an órdago
         "_bet_team",  # team that made the last bet
+        "_bet_seat",  # seat that made the last bet (the earlier speaker among equal raises)
         "_voters",  # seats still to vote on the bet, in speaking order
         "_votes",  # (seat, act, to) votes of the current round, in arrival order
         "_round_start",  # index in _acts where the current simultaneous round's actions start
@@ -135,6 +136,7 @@ class Game:
         self._prev_amt = 0
         self._ordago = False
         self._bet_team = -1
+        self._bet_seat = -1
         self._voters: list[int] = []
         self._votes: list[tuple] = []
         self._round_start = 0
@@ -262,9 +264,9 @@ class Game:
                 elif act == "envido":
                     if not 2 <= to <= MAX_BET:
                         raise _err("bad_amount", f"Bet from 2 to {MAX_BET} tantos.")
-                    self._bet(seat & 1, to, 0, False)
+                    self._bet(seat, to, 0, False)
                 elif act == "ordago":
-                    self._bet(seat & 1, 0, 0, True)
+                    self._bet(seat, 0, 0, True)
                 else:
                     raise self._not_now(act)
                 return
@@ -434,6 +436,7 @@ class Game:
         self._prev_amt = 0
         self._ordago = False
         self._bet_team = -1
+        self._bet_seat = -1
         self._voters = []
         self._votes = []
 
@@ -444,9 +447,11 @@ class Game:
         else:
             self._begin_lance(lance + 1)
 
-    def _bet(self, team: int, amount: int, prev: int, ordago: bool) -> None:
-        """``team`` bets (or raises): the other team's eligible players vote next."""
+    def _bet(self, seat: int, amount: int, prev: int, ordago: bool) -> None:
+        """``seat`` bets (or raises) for its team: the other team's eligible players vote next."""
+        team = seat & 1
         self._bet_team = team
+        self._bet_seat = seat
         self._bet_amt = amount
         self._prev_amt = prev
         self._ordago = ordago
@@ -474,9 +479,9 @@ class Game:
         if best is not None:
             seat, act, to = best
             if act == "ordago":
-                self._bet(seat & 1, self._bet_amt, self._bet_amt, True)
+                self._bet(seat, self._bet_amt, self._bet_amt, True)
             else:
-                self._bet(seat & 1, to, self._bet_amt, False)
+                self._bet(seat, to, self._bet_amt, False)
             return
         lance = self._lance
         if accepted:

@@ -82,6 +82,7 @@ def view(game: Game, seat: int | None) -> dict[str, Any]:
             "amount": game._bet_amt,
             "ordago": game._ordago,
             "by_team": game._bet_team,
+            "by_seat": game._bet_seat,
             "answering_team": 1 - game._bet_team,
             "votes": sorted(s for s, _a, _t in game._votes),  # who voted, not what
         }
