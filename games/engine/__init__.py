@@ -8,8 +8,7 @@ from .actions import Action
 from .cards import MODES
 from .errors import IllegalAction, RecordError
 from .game import LANCES, PHASES, Game, apply, cancel, default_action, legal_actions, new_game
-from .record import export_record
-from .replay import replay, replay_result
+from .record import export_record, replay, replay_result
 from .view import view
 
 __all__ = [

@@ -17,8 +17,7 @@ from typing import Any
 
 from .actions import Action
 from .game import Game, apply, legal_actions, new_game
-from .record import export_record
-from .replay import replay
+from .record import export_record, replay
 
 
 def random_action(game: Game, rng: random.Random) -> Action:
