@@ -27,6 +27,12 @@ def make_user(**fields: Any) -> User:
     return user
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """The production hasher is deliberately slow; these tests hash hundreds of passwords."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def user_factory(db: None) -> Callable[..., User]:
     return make_user
