@@ -104,6 +104,22 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "ws_path": f"/ws/mesas/{table.pk}/",
         "turn_seconds": settings.MUS_TURN_SECONDS,
     }
+    if table.status != Table.Status.OPEN:
+        # The live table draws cards in JavaScript: give it every card's image and name (in the
+        # active language) so no text or URL is built there.
+        from django.templatetags.static import static
+
+        try:
+            from .templatetags.cards import CARD_CODES, card_name
+        except ImportError:  # pragma: no cover - the deck's template library is optional
+            CARD_CODES, card_name = (), None
+        context["card_data"] = {
+            "back": static("cards/back.svg"),
+            "cards": {
+                code: {"src": static(f"cards/{code}.svg"), "name": card_name(code)}
+                for code in CARD_CODES
+            },
+        }
     template = (
         "games/table_waiting.html" if table.status == Table.Status.OPEN else "games/table.html"
     )

@@ -2,13 +2,23 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
 
+from accounts import profile_urls
+from accounts import urls as account_urls
 from games import views as game_views
+
+# /cuentas/… and /jugadores/… are both the "accounts" namespace.
+accounts_patterns = (
+    [
+        path("cuentas/", include(account_urls.urlpatterns)),
+        path("jugadores/", include(profile_urls.urlpatterns)),
+    ],
+    "accounts",
+)
 
 urlpatterns = [
     path("", game_views.lobby, name="lobby"),
     path("reglas/", TemplateView.as_view(template_name="pages/rules.html"), name="rules"),
-    path("cuentas/", include("accounts.urls")),
-    path("jugadores/", include("accounts.profile_urls")),
+    path("", include(accounts_patterns)),
     path("mesas/", include("games.urls")),
     path("partidas/", include("games.game_urls")),
     path("ranking/", include("rankings.urls")),

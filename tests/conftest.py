@@ -2,14 +2,17 @@
 
 import os
 
-# Each test run gets its own channel-layer and cache prefixes, so a `make run` on the same Redis
-# never sees the test suite's messages (and vice versa).
-os.environ.setdefault("CHANNELS_PREFIX", f"musweb-test-{os.getpid()}")
-os.environ.setdefault("CACHE_PREFIX", f"musweb-test-{os.getpid()}")
-os.environ.setdefault("CELERY_QUEUE", f"musweb-test-{os.getpid()}")
-
-
 import pytest
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings() -> None:
+    """Give each test run its own database, so runs started side by side never collide."""
+    from django.conf import settings
+
+    suffix = os.environ.get("TEST_DB_SUFFIX", str(os.getpid()))
+    test = settings.DATABASES["default"].setdefault("TEST", {})
+    test["NAME"] = f"test_{settings.DATABASES['default']['NAME']}_{suffix}"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -22,7 +25,18 @@ def _close_connection_pools(django_db_setup: None, django_db_blocker: object) ->
     yield
     from django.db import connections
 
-    for conn in connections.all():
-        if hasattr(conn, "close_pool"):
-            conn.close_pool()
-        conn.close()
+    with django_db_blocker.unblock():
+        for conn in connections.all():
+            if hasattr(conn, "close_pool"):
+                conn.close_pool()
+            conn.close()
+        # A connection still checked out by a finished consumer thread would keep the database
+        # busy; end those sessions so the test database can be dropped.
+        with connections["default"].cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        connections["default"].close()
+        if hasattr(connections["default"], "close_pool"):
+            connections["default"].close_pool()

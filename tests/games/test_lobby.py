@@ -1,0 +1,254 @@
+"""Lobby, tables and seats through the public HTTP contract (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from games import services
+from games.models import Seat, Table
+
+from .conftest import seat_all
+
+pytestmark = pytest.mark.django_db
+
+
+def login(user: User) -> Client:
+    client = Client()
+    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
+    return client
+
+
+def messages_of(response: object) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+def test_a_player_creates_a_public_table_and_sits_at_it(make_user: Callable[..., User]) -> None:
+    host = make_user()
+    response = login(host).post("/mesas/nueva/", {"mode": "8-reyes"})
+    table = Table.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/mesas/{table.pk}/"
+    assert table.mode == "8-reyes" and not table.private and table.rated
+    assert list(table.seats.values_list("seat", "user")) == [(0, host.pk)]
+
+
+def test_the_lobby_lists_open_tables_with_their_mode_host_and_seats(
+    make_user: Callable[..., User],
+) -> None:
+    host, guest = make_user("anfitriona"), make_user("invitado")
+    table = services.create_table(host, "4-reyes")
+    services.take_seat(guest, table.pk, 1)
+    page = login(make_user()).get("/").content.decode()
+    assert "Mus · 4 reyes" in page
+    assert "anfitriona" in page and "invitado" in page
+    assert page.count(f'action="/mesas/{table.pk}/sentarse/"') == 2
+
+
+def test_the_lobby_fragment_is_served_to_htmx_alone(make_user: Callable[..., User]) -> None:
+    services.create_table(make_user(), "8-reyes")
+    response = login(make_user()).get("/", headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="lobby-live"')
+    assert "Mus · 8 reyes" in html
+    assert "<html" not in html
+
+
+def test_it_refuses_an_unknown_mode(make_user: Callable[..., User]) -> None:
+    response = login(make_user()).post("/mesas/nueva/", {"mode": "9-reyes"}, follow=True)
+    assert Table.objects.count() == 0
+    assert "Modalidad desconocida." in messages_of(response)
+
+
+def test_it_refuses_a_post_without_the_csrf_token(make_user: Callable[..., User]) -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(make_user(), backend="accounts.backends.ActiveAccountBackend")
+    response = client.post("/mesas/nueva/", {"mode": "4-reyes"})
+    assert response.status_code == 403
+    assert Table.objects.count() == 0
+
+
+def test_anonymous_visitors_are_sent_to_log_in(make_user: Callable[..., User]) -> None:
+    response = Client().post("/mesas/nueva/", {"mode": "4-reyes"})
+    assert response.status_code == 302
+    assert response["Location"].startswith("/cuentas/entrar/")
+
+
+def test_it_refuses_a_taken_seat(make_user: Callable[..., User]) -> None:
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    response = login(guest).post(f"/mesas/{table.pk}/sentarse/", {"seat": 0}, follow=True)
+    assert "Ese asiento ya está ocupado." in messages_of(response)
+    assert list(table.seats.values_list("user", flat=True)) == [host.pk]
+
+
+@pytest.mark.parametrize("seat", ["4", "-1", "dos", ""])
+def test_it_refuses_a_seat_that_does_not_exist(make_user: Callable[..., User], seat: str) -> None:
+    table = services.create_table(make_user(), "4-reyes")
+    response = login(make_user()).post(f"/mesas/{table.pk}/sentarse/", {"seat": seat}, follow=True)
+    assert "Ese asiento no existe." in messages_of(response)
+    assert table.seats.count() == 1
+
+
+def test_it_refuses_a_full_table(make_user: Callable[..., User]) -> None:
+    players = [make_user() for _ in range(4)]
+    table = seat_all(players)
+    response = login(make_user()).post(f"/mesas/{table.pk}/sentarse/", {"seat": 2}, follow=True)
+    assert "La mesa está completa." in messages_of(response)
+    assert table.seats.count() == 4
+
+
+def test_a_player_sits_at_one_table_at_a_time(make_user: Callable[..., User]) -> None:
+    player = make_user()
+    first = services.create_table(player, "4-reyes")
+    other = services.create_table(make_user(), "4-reyes")
+    client = login(player)
+    response = client.post(f"/mesas/{other.pk}/sentarse/", {"seat": 1}, follow=True)
+    assert any("Ya estás sentado en otra mesa" in m for m in messages_of(response))
+    response = client.post("/mesas/nueva/", {"mode": "4-reyes"}, follow=True)
+    assert any("Ya estás sentado en otra mesa" in m for m in messages_of(response))
+    assert Seat.objects.filter(user=player).count() == 1
+    assert Table.objects.count() == 2
+    assert first.seats.get().user == player
+
+
+def test_a_player_changes_seat_and_leaves_before_the_start(make_user: Callable[..., User]) -> None:
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    client = login(guest)
+    client.post(f"/mesas/{table.pk}/sentarse/", {"seat": 1})
+    client.post(f"/mesas/{table.pk}/sentarse/", {"seat": 3})
+    assert table.seats.get(user=guest).seat == 3
+    client.post(f"/mesas/{table.pk}/levantarse/")
+    assert not table.seats.filter(user=guest).exists()
+    # Free again to sit elsewhere.
+    other = services.create_table(make_user(), "4-reyes")
+    client.post(f"/mesas/{other.pk}/sentarse/", {"seat": 2})
+    assert other.seats.filter(user=guest, seat=2).exists()
+
+
+def test_only_the_host_starts_and_only_with_four_seated(make_user: Callable[..., User]) -> None:
+    players = [make_user() for _ in range(4)]
+    table = services.create_table(players[0], "4-reyes")
+    response = login(players[0]).post(f"/mesas/{table.pk}/empezar/", follow=True)
+    assert "Hacen falta cuatro jugadores para empezar." in messages_of(response)
+    for i in (1, 2, 3):
+        services.take_seat(players[i], table.pk, i)
+    response = login(players[1]).post(f"/mesas/{table.pk}/empezar/", follow=True)
+    assert "Solo el anfitrión puede empezar la partida." in messages_of(response)
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN
+    response = login(players[0]).post(f"/mesas/{table.pk}/empezar/")
+    table.refresh_from_db()
+    assert table.status == Table.Status.PLAYING
+    assert table.phase == "mus"
+    assert table.record["first_mano"] in (0, 1, 2, 3)
+
+
+def test_the_first_mano_is_drawn_by_lot(make_user: Callable[..., User]) -> None:
+    manos = Counter()
+    for seed in range(24):
+        players = [make_user() for _ in range(4)]
+        table = seat_all(players)
+        services.start_game(players[0], table.pk, random.Random(seed))
+        table.refresh_from_db()
+        manos[table.record["first_mano"]] += 1
+        services.cancel_game(table.pk, "test")
+    assert set(manos) == {0, 1, 2, 3}
+
+
+def test_nobody_can_leave_or_change_seat_once_the_game_started(
+    make_user: Callable[..., User],
+) -> None:
+    players = [make_user() for _ in range(4)]
+    table = seat_all(players)
+    services.start_game(players[0], table.pk)
+    client = login(players[2])
+    response = client.post(f"/mesas/{table.pk}/levantarse/", follow=True)
+    assert any("ya ha empezado" in m for m in messages_of(response))
+    response = client.post(f"/mesas/{table.pk}/sentarse/", {"seat": 2}, follow=True)
+    assert table.seats.get(user=players[2]).seat == 2
+
+
+def test_the_host_removes_a_seated_player_before_the_start(make_user: Callable[..., User]) -> None:
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    services.take_seat(guest, table.pk, 1)
+    response = login(guest).post(f"/mesas/{table.pk}/expulsar/", {"seat": 0}, follow=True)
+    assert "Solo el anfitrión puede hacer eso." in messages_of(response)
+    login(host).post(f"/mesas/{table.pk}/expulsar/", {"seat": 1})
+    assert list(table.seats.values_list("user", flat=True)) == [host.pk]
+
+
+def test_the_host_closes_the_table_and_it_leaves_the_lobby(make_user: Callable[..., User]) -> None:
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    services.take_seat(guest, table.pk, 1)
+    response = login(guest).post(f"/mesas/{table.pk}/cerrar/", follow=True)
+    assert "Solo el anfitrión puede cerrar la mesa." in messages_of(response)
+    response = login(host).post(f"/mesas/{table.pk}/cerrar/")
+    assert response["Location"] == "/"
+    table.refresh_from_db()
+    assert table.status == Table.Status.CLOSED
+    assert table.seats.count() == 0
+    assert f"/mesas/{table.pk}/" not in login(guest).get("/").content.decode()
+
+
+def test_a_private_table_is_not_listed_and_needs_the_invite_link(
+    make_user: Callable[..., User],
+) -> None:
+    host, friend, stranger = make_user(), make_user(), make_user()
+    login(host).post("/mesas/nueva/", {"mode": "4-reyes", "private": "on"})
+    table = Table.objects.get()
+    assert table.private and not table.rated
+    assert len(table.invite_token) >= 20
+    assert f"/mesas/{table.pk}/" not in login(stranger).get("/").content.decode()
+    stranger_client = login(stranger)
+    assert stranger_client.get(f"/mesas/{table.pk}/").status_code == 404
+    stranger_client.post(f"/mesas/{table.pk}/sentarse/", {"seat": 1})
+    assert table.seats.count() == 1
+    assert stranger_client.get("/mesas/invitacion/not-the-token/").status_code == 404
+    friend_client = login(friend)
+    response = friend_client.get(f"/mesas/invitacion/{table.invite_token}/")
+    assert response["Location"] == f"/mesas/{table.pk}/"
+    assert friend_client.get(f"/mesas/{table.pk}/").status_code == 200
+    friend_client.post(f"/mesas/{table.pk}/sentarse/", {"seat": 1})
+    assert table.seats.filter(user=friend, seat=1).exists()
+
+
+def test_the_host_of_a_private_table_sees_the_invite_link(make_user: Callable[..., User]) -> None:
+    host = make_user()
+    client = login(host)
+    client.post("/mesas/nueva/", {"mode": "4-reyes", "private": "on", "rated": "on"})
+    table = Table.objects.get()
+    assert table.rated
+    page = client.get(f"/mesas/{table.pk}/").content.decode()
+    assert f"/mesas/invitacion/{table.invite_token}/" in page
+
+
+def test_the_waiting_table_fragment_refreshes_once_the_game_starts(
+    make_user: Callable[..., User],
+) -> None:
+    players = [make_user() for _ in range(4)]
+    table = seat_all(players)
+    client = login(players[1])
+    fragment = client.get(f"/mesas/{table.pk}/", headers={"HX-Request": "true"})
+    assert fragment.content.decode().lstrip().startswith('<div id="waiting"')
+    services.start_game(players[0], table.pk)
+    response = client.get(f"/mesas/{table.pk}/", headers={"HX-Request": "true"})
+    assert response["HX-Refresh"] == "true"
+
+
+def test_a_stale_lobby_change_loses_the_compare_and_set(make_user: Callable[..., User]) -> None:
+    host = make_user()
+    table = services.create_table(host, "4-reyes")
+    stale = Table.objects.get(pk=table.pk)
+    services.take_seat(make_user(), table.pk, 1)
+    with pytest.raises(services.ServiceError) as excinfo:
+        services._bump(stale, phase="esperando")
+    assert excinfo.value.code == "conflict"
