@@ -37,6 +37,11 @@ POS: tuple[tuple[int, ...], ...] = tuple(
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
+#: HandEval field that decides each lance (by lance index); punto compares the points.
+_STRENGTH_FIELD: tuple[int, ...] = tuple(
+    HandEval._fields.index(f) for f in ("grande", "chica", "pares", "juego", "points")
+)
+
 # How a lance was played, as shown in results.
 PASO, QUERIDO, NO_QUERIDO, SIN_APUESTA, ORDAGO, NO_JUGADO = (
     "paso",
@@ -202,10 +207,14 @@ class Game:
         self._deck = deck
         self._resh = []
         self._acts = []
-        order = ORDER[self.mano]
+        # Card k goes to the k-th speaker (mod 4), one at a time: seat order[j] gets
+        # deck[j], deck[j + 4], deck[j + 8], deck[j + 12].
+        m = self.mano
         hands: list[list[int]] = [[], [], [], []]
-        for j in range(4):  # card k goes to the k-th speaker (mod 4), one at a time
-            hands[order[j]] = [deck[j], deck[j + 4], deck[j + 8], deck[j + 12]]
+        hands[m] = list(deck[0:16:4])
+        hands[(m + 1) & 3] = list(deck[1:16:4])
+        hands[(m + 2) & 3] = list(deck[2:16:4])
+        hands[(m + 3) & 3] = list(deck[3:16:4])
         self._hands = hands
         self._pile = deck
         self._pile_pos = 16
@@ -520,7 +529,11 @@ class Game:
     # recuento -------------------------------------------------------------------------------
 
     def _recuento(self) -> None:
-        """Pay every lance in order, stopping the moment a team reaches the target (§7)."""
+        """Pay every lance in order, stopping the moment a team reaches the target (§7).
+
+        The vectors decide the granularity: a lance is paid whole (bet and pares/juego of both
+        players at once) and the count stops after the lance that reaches the target.
+        """
         scores = self._scores
         target = self.target
         evals = self._evals
@@ -528,33 +541,35 @@ class Game:
         tally = []
         done = False
         for lance, how, winner, bet, deje in self._results:
-            name = LANCES[lance]
             if how == NO_JUGADO:
                 tally.append((lance, how, None, 0, 0, 0, 0, 0))
                 continue
-            if winner is None:  # en paso or querido: the cards decide
-                winner = best_seat(evals, order, name) & 1
-            bonus = 0
-            if lance in (PARES, JUEGO):
-                field = 3 if lance == PARES else 6  # HandEval.pares_value / juego_value
-                bonus = evals[winner][field] + evals[winner + 2][field]
+            if winner is None:  # en paso or querido: the cards decide; ties to the earlier
+                field = _STRENGTH_FIELD[lance]
+                best = order[0]
+                top = evals[best][field]
+                for s in order[1:]:
+                    if evals[s][field] > top:
+                        best, top = s, evals[s][field]
+                winner = best & 1
+            if lance == PARES:
+                bonus = evals[winner].pares_value + evals[winner + 2].pares_value
+            elif lance == JUEGO:
+                bonus = evals[winner].juego_value + evals[winner + 2].juego_value
             elif lance == PUNTO or how == PASO:
                 bonus = 1  # punto always pays 1; grande/chica en paso pay 1
-            stake = bet if how == QUERIDO else 0
-            worth = stake + bonus
+            else:
+                bonus = 0
+            worth = (bet if how == QUERIDO else 0) + bonus
             counted = 0
             if not done:
                 counted = worth
                 scores[winner] += worth
-                if scores[winner] >= target:
-                    done = True
-                    self._tally = tally
-                    tally.append(
-                        (lance, how, winner, worth + deje, counted + deje, bet, deje, bonus)
-                    )
-                    self._finish(winner, "puntos")
-                    continue
+                done = scores[winner] >= target
             tally.append((lance, how, winner, worth + deje, counted + deje, bet, deje, bonus))
+            if done and counted:
+                self._tally = tally
+                self._finish(winner, "puntos")
         self._tally = tally
         if not done:
             self.phase = "recuento"

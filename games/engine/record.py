@@ -122,7 +122,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
     for hi, hand in enumerate(hands, 1):
         if budget == 0 and hi > 1:
             break
-        if type(hand) is not dict or not set(hand) <= _HAND_KEYS:
+        if type(hand) is not dict or not hand.keys() <= _HAND_KEYS:
             raise RecordError(hi, 0, "a hand must be an object with deck and actions")
         if hi > 1:
             if g.phase == "terminada":
