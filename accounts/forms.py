@@ -51,7 +51,8 @@ class SignupForm(UserCreationForm):
         username = self.fields["username"]
         username.label = _("Nombre de usuario")
         username.help_text = _(
-            "Hasta 150 caracteres: letras, números y @ . + - _ . Es tu nombre para entrar."
+            "Hasta 150 caracteres: letras, números y los signos @ . + - _ (sin espacios). "
+            "Con él entras en el sitio."
         )
         username.widget.attrs["autocomplete"] = "username"
         self.fields["password1"].label = _("Contraseña")
