@@ -17,15 +17,11 @@ from .support import vectors_dir
 REPO = Path(__file__).resolve().parents[2]
 VECTORS = vectors_dir()
 
-pytestmark = pytest.mark.skipif(
-    not (VECTORS / "random-games.jsonl").exists(), reason=f"no shared vectors at {VECTORS}"
-)
-
 
 def _load_jsonl(name: str) -> list:
+    # No skipping when the vectors are missing: these tests are the engine's acceptance test.
+    # Set MUS_SHARED_DIR to the shared/ folder if it is not the repository's sibling.
     path = VECTORS / name
-    if not path.exists():
-        return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
