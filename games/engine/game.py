@@ -269,7 +269,7 @@ class Game:
                     self._open_i = open_i
                     if open_i == len(elig):  # everybody passed: en paso
                         self._results.append((self._lance, PASO, None, 0, 0))
-                        self._close_lance()
+                        self._next_lance()
                 elif act == "envido":
                     if not 2 <= to <= MAX_BET:
                         raise _err("bad_amount", f"Bet from 2 to {MAX_BET} tantos.")
@@ -401,60 +401,52 @@ class Game:
         bits, hands = self._bits, self._hands
         self._evals = [EVAL_TABLE[bits[h[0]] + bits[h[1]] + bits[h[2]] + bits[h[3]]] for h in hands]
         self.phase = "lance"
-        self._begin_lance(GRANDE)
+        self._lance = -1
+        self._next_lance()
 
-    def _begin_lance(self, lance: int) -> None:
-        """Start ``lance``; lances that need nobody to speak are settled on the spot."""
-        order = ORDER[self.mano]
-        evals = self._evals
-        results = self._results
-        while True:
-            if lance in (PARES, JUEGO):
-                e0, e1, e2, e3 = evals
-                if lance == PARES:
-                    ans = (e0.pares > 0, e1.pares > 0, e2.pares > 0, e3.pares > 0)
-                    self._answers[0] = ans
+    def _next_lance(self) -> None:
+        """Start the lance after the current one (grande when the lances begin).
+
+        Lances that need nobody to speak are settled on the spot: pares/juego when at most one
+        team lleva (RULES §5.6); after juego or punto comes the recuento.
+        """
+        lance = self._lance + 1
+        if lance >= PUNTO:
+            self._recuento()
+            return
+        elig = order = ORDER[self.mano]
+        if lance >= PARES:
+            e0, e1, e2, e3 = self._evals
+            if lance == PARES:
+                ans = (e0.pares > 0, e1.pares > 0, e2.pares > 0, e3.pares > 0)
+                self._answers[0] = ans
+                t0, t1 = ans[0] or ans[2], ans[1] or ans[3]
+                if t0 and t1:  # betting among those who lleva
+                    elig = tuple([s for s in order if ans[s]])
                 else:
-                    ans = (e0.juego > 0, e1.juego > 0, e2.juego > 0, e3.juego > 0)
-                    self._answers[1] = ans
-                t0 = ans[0] or ans[2]
-                t1 = ans[1] or ans[3]
+                    self._results.append(
+                        (PARES, SIN_APUESTA, 0 if t0 else 1, 0, 0)  # one team wins it
+                        if t0 or t1
+                        else (PARES, NO_JUGADO, None, 0, 0)  # nobody has pares
+                    )
+                    lance = JUEGO
+            if lance == JUEGO:
+                ans = (e0.juego > 0, e1.juego > 0, e2.juego > 0, e3.juego > 0)
+                self._answers[1] = ans
+                t0, t1 = ans[0] or ans[2], ans[1] or ans[3]
                 if t0 and t1:
-                    self._open(lance, tuple([s for s in order if ans[s]]))
-                    return
-                if t0 or t1:  # only one team lleva: it wins without betting
-                    results.append((lance, SIN_APUESTA, 0 if t0 else 1, 0, 0))
-                elif lance == PARES:
-                    results.append((lance, NO_JUGADO, None, 0, 0))
-                else:  # nobody has juego: punto, everybody speaks
-                    self._open(PUNTO, order)
-                    return
-                if lance == JUEGO:
+                    elig = tuple([s for s in order if ans[s]])
+                elif t0 or t1:
+                    self._results.append((JUEGO, SIN_APUESTA, 0 if t0 else 1, 0, 0))
                     self._recuento()
                     return
-                lance = JUEGO
-            else:
-                self._open(lance, order)
-                return
-
-    def _open(self, lance: int, elig: tuple[int, ...]) -> None:
+                else:  # nobody has juego: punto, everybody speaks
+                    lance = PUNTO
+        # The bet fields are set by _bet when somebody bets; until then _open_i >= 0 says
+        # "nobody bet yet", so they need no reset here.
         self._lance = lance
         self._elig = elig
         self._open_i = 0
-        self._bet_amt = 0
-        self._prev_amt = 0
-        self._ordago = False
-        self._bet_team = -1
-        self._bet_seat = -1
-        self._voters = []
-        self._votes = []
-
-    def _close_lance(self) -> None:
-        lance = self._lance
-        if lance >= JUEGO:
-            self._recuento()
-        else:
-            self._begin_lance(lance + 1)
 
     def _bet(self, seat: int, amount: int, prev: int, ordago: bool) -> None:
         """``seat`` bets (or raises) for its team: the other team's eligible players vote next."""
@@ -508,7 +500,7 @@ class Game:
                 return
         self._voters = []
         self._votes = []
-        self._close_lance()
+        self._next_lance()
 
     def _ordago_accepted(self) -> None:
         lance = self._lance
