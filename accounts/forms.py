@@ -18,8 +18,11 @@ from .models import User
 def ban_message(user: User) -> str:
     """Tell a banned player, in the active language, until when and why."""
     if user.banned_until is not None:
-        until = formats.date_format(timezone.localtime(user.banned_until), "DATETIME_FORMAT")
-        message = gettext("Tu cuenta está suspendida hasta el %(until)s.") % {"until": until}
+        local = timezone.localtime(user.banned_until)
+        message = gettext("Tu cuenta está suspendida hasta el %(until)s (%(zone)s).") % {
+            "until": formats.date_format(local, "DATETIME_FORMAT"),
+            "zone": local.tzname(),
+        }
     else:
         message = gettext("Tu cuenta está suspendida indefinidamente.")
     if user.ban_reason.strip():

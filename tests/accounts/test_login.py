@@ -89,8 +89,9 @@ def test_it_tells_a_banned_player_the_reason_and_until_when(client: Client) -> N
     assert non_field_codes(response) == {"banned"}
     page = response.content.decode()
     with translation.override("es"):
-        shown_until = formats.date_format(timezone.localtime(until), "DATETIME_FORMAT")
-    assert f"Tu cuenta está suspendida hasta el {shown_until}." in page
+        local = timezone.localtime(until)
+        shown_until = formats.date_format(local, "DATETIME_FORMAT")
+    assert f"Tu cuenta está suspendida hasta el {shown_until} ({local.tzname()})." in page
     assert "Motivo: Insultos en el chat" in page
 
 
