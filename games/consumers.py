@@ -14,7 +14,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from . import services
+from . import chat, services
 from .models import Table
 
 MAX_MESSAGE_BYTES = 4096
@@ -42,6 +42,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await database_sync_to_async(services.player_connected)(self.table_id, user)
         await self.send_state()
+        past = await database_sync_to_async(chat.history)(self.table_id)
+        await self.send(text_data=json.dumps({"type": "chat_history", "messages": past}))
 
     def _load_access(self, user: Any) -> bool:
         table = Table.objects.filter(pk=self.table_id).first()
@@ -83,6 +85,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         kind = message.get("type")
         if kind == "action":
             await self.handle_action(message)
+        elif kind == "chat":
+            await self.handle_chat(message)
         elif kind == "ping":
             await self.send(text_data=json.dumps({"type": "pong"}))
         elif kind == "sync":
@@ -103,11 +107,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         except services.ServiceError as exc:
             await self.send_error(exc.code, exc.message)
 
-    async def send_error(self, code: str, message: Any) -> None:
+    async def handle_chat(self, message: dict[str, Any]) -> None:
+        if set(message) - {"type", "text"}:
+            await self.send_error("malformed", _("Campos desconocidos en el mensaje de chat."))
+            return
+        try:
+            await database_sync_to_async(chat.post)(
+                self.scope["user"], self.table_id, message.get("text")
+            )
+        except services.ServiceError as exc:
+            await self.send_error(exc.code, exc.message, with_state=False)
+
+    async def send_error(self, code: str, message: Any, *, with_state: bool = True) -> None:
         with override(getattr(self, "language", "es")):
             text = str(message)
         await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
-        if getattr(self, "joined", False):
+        if with_state and getattr(self, "joined", False):
             await self.send_state()
 
     async def send_state(self) -> None:
@@ -122,6 +137,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         seat = table.seats.filter(user=self.scope["user"]).values_list("seat", flat=True).first()
         self.seat_key = "-" if seat is None else str(seat)
         return services.build_states(table)[self.seat_key]
+
+    async def table_chat(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(event["message"]))
 
     # Group messages -------------------------------------------------------------------------
     async def table_state(self, event: dict[str, Any]) -> None:

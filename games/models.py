@@ -98,3 +98,31 @@ class Seat(models.Model):
     @property
     def team(self) -> int:
         return self.seat % 2
+
+
+class ChatMessage(models.Model):
+    """Table chat, kept with the game for moderators."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.CharField(_("texto"), max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("mensaje de chat")
+        verbose_name_plural = _("mensajes de chat")
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.text[:40]}"
+
+    def to_message(self) -> dict[str, object]:
+        return {
+            "type": "chat",
+            "id": self.pk,
+            "seat": self.seat,
+            "name": self.user.public_name,
+            "text": self.text,
+            "at": self.created_at.isoformat().replace("+00:00", "Z"),
+        }

@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,69 +15,140 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Table',
+            name="Table",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('mode', models.CharField(choices=[('4-reyes', 'Mus · 4 reyes'), ('8-reyes', 'Mus · 8 reyes')], max_length=8, verbose_name='modalidad')),
-                ('private', models.BooleanField(default=False, verbose_name='privada')),
-                ('rated', models.BooleanField(default=True, verbose_name='puntúa para el ranking')),
-                ('practice', models.BooleanField(default=False, verbose_name='práctica')),
-                ('invite_token', models.CharField(default=games.models.new_invite_token, max_length=32, unique=True)),
-                ('status', models.CharField(choices=[('abierta', 'Esperando jugadores'), ('jugando', 'En juego'), ('terminada', 'Terminada'), ('cancelada', 'Cancelada'), ('cerrada', 'Cerrada')], db_index=True, default='abierta', max_length=10, verbose_name='estado')),
-                ('phase', models.CharField(default='esperando', max_length=10, verbose_name='fase')),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('record', models.JSONField(blank=True, null=True)),
-                ('scores', models.JSONField(blank=True, default=list)),
-                ('winner_team', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('ended_by', models.CharField(blank=True, max_length=10)),
-                ('cancel_reason', models.TextField(blank=True)),
-                ('deadline', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('host', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hosted_tables', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "mode",
+                    models.CharField(
+                        choices=[("4-reyes", "Mus · 4 reyes"), ("8-reyes", "Mus · 8 reyes")],
+                        max_length=8,
+                        verbose_name="modalidad",
+                    ),
+                ),
+                ("private", models.BooleanField(default=False, verbose_name="privada")),
+                ("rated", models.BooleanField(default=True, verbose_name="puntúa para el ranking")),
+                ("practice", models.BooleanField(default=False, verbose_name="práctica")),
+                (
+                    "invite_token",
+                    models.CharField(
+                        default=games.models.new_invite_token, max_length=32, unique=True
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("abierta", "Esperando jugadores"),
+                            ("jugando", "En juego"),
+                            ("terminada", "Terminada"),
+                            ("cancelada", "Cancelada"),
+                            ("cerrada", "Cerrada"),
+                        ],
+                        db_index=True,
+                        default="abierta",
+                        max_length=10,
+                        verbose_name="estado",
+                    ),
+                ),
+                (
+                    "phase",
+                    models.CharField(default="esperando", max_length=10, verbose_name="fase"),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("record", models.JSONField(blank=True, null=True)),
+                ("scores", models.JSONField(blank=True, default=list)),
+                ("winner_team", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("ended_by", models.CharField(blank=True, max_length=10)),
+                ("cancel_reason", models.TextField(blank=True)),
+                ("deadline", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                (
+                    "host",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hosted_tables",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'mesa',
-                'verbose_name_plural': 'mesas',
+                "verbose_name": "mesa",
+                "verbose_name_plural": "mesas",
             },
         ),
         migrations.CreateModel(
-            name='Seat',
+            name="Seat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('active', models.BooleanField(default=True)),
-                ('connections', models.PositiveIntegerField(default=0)),
-                ('disconnected_at', models.DateTimeField(blank=True, null=True)),
-                ('reconnect_deadline', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('joined_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='seats', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='games.table')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("active", models.BooleanField(default=True)),
+                ("connections", models.PositiveIntegerField(default=0)),
+                ("disconnected_at", models.DateTimeField(blank=True, null=True)),
+                ("reconnect_deadline", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("joined_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="seats",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="seats",
+                        to="games.table",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'asiento',
-                'verbose_name_plural': 'asientos',
+                "verbose_name": "asiento",
+                "verbose_name_plural": "asientos",
             },
         ),
         migrations.AddIndex(
-            model_name='table',
-            index=models.Index(fields=['status', '-created_at'], name='games_table_status_3aa4cd_idx'),
+            model_name="table",
+            index=models.Index(
+                fields=["status", "-created_at"], name="games_table_status_3aa4cd_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.UniqueConstraint(fields=('table', 'seat'), name='one_player_per_seat'),
+            model_name="seat",
+            constraint=models.UniqueConstraint(
+                fields=("table", "seat"), name="one_player_per_seat"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.UniqueConstraint(fields=('table', 'user'), name='one_seat_per_table'),
+            model_name="seat",
+            constraint=models.UniqueConstraint(fields=("table", "user"), name="one_seat_per_table"),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.UniqueConstraint(condition=models.Q(('active', True)), fields=('user',), name='one_live_table_per_player'),
+            model_name="seat",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("active", True)),
+                fields=("user",),
+                name="one_live_table_per_player",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.CheckConstraint(condition=models.Q(('seat__gte', 0), ('seat__lte', 3)), name='seat_0_to_3'),
+            model_name="seat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("seat__gte", 0), ("seat__lte", 3)), name="seat_0_to_3"
+            ),
         ),
     ]

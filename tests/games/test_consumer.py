@@ -198,6 +198,8 @@ async def test_an_onlooker_cannot_act_and_sees_no_cards(
     assert not leaked_cards(state, None)
     await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "mus"}))
     error = await receive(comm)
+    while error["type"] != "error":
+        error = await receive(comm)
     assert error["code"] == "not_seated"
     await comm.disconnect()
 
