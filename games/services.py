@@ -387,8 +387,14 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
         seats = list(host_seat)[:1] or [0]
     else:
         seats = [s for s in game.to_act() if s not in away]
+    bots = set(table.seats.filter(user__is_bot=True).values_list("seat", flat=True))
     for seat in seats:
-        action = engine.default_action(game, seat)
+        if seat in bots:
+            from .bots import decide
+
+            action = decide(game, seat)
+        else:
+            action = engine.default_action(game, seat)
         if action is None:
             continue
         try:
@@ -585,6 +591,9 @@ def _after_commit_table(table_id: int, *, schedule: bool = False) -> None:
         broadcast(table_id)
         if schedule:
             _schedule_deadline(table_id)
+            from .bots import schedule_bot_turn
+
+            schedule_bot_turn(table_id)
         _lobby_changed()
 
     transaction.on_commit(run)

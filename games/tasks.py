@@ -40,3 +40,10 @@ def sweep_deadlines() -> int:
     for table_id in abandoned[:500]:
         done += int(services.cancel_if_abandoned(table_id))
     return done
+
+
+@shared_task(name="games.bot_turn", ignore_result=True)
+def bot_turn_task(table_id: int, version: int) -> bool:
+    from .bots import play_bot_turn
+
+    return play_bot_turn(table_id, version)

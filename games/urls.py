@@ -6,6 +6,7 @@ app_name = "games"
 
 urlpatterns = [
     path("nueva/", views.create_table, name="create"),
+    path("practicar/", views.practice, name="practice"),
     path("invitacion/<str:token>/", views.invite, name="invite"),
     path("<int:table_id>/", views.table_page, name="table"),
     path("<int:table_id>/sentarse/", views.sit, name="sit"),
@@ -13,4 +14,5 @@ urlpatterns = [
     path("<int:table_id>/empezar/", views.start, name="start"),
     path("<int:table_id>/expulsar/", views.kick, name="kick"),
     path("<int:table_id>/cerrar/", views.close, name="close"),
+    path("<int:table_id>/bots/", views.fill_bots, name="fill_bots"),
 ]

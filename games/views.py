@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import presence, services
+from . import bots, presence, services
 from .models import MODE_CHOICES, Seat, Table
 
 
@@ -190,6 +190,24 @@ def start(request: HttpRequest, table_id: int) -> HttpResponse:
 def kick(request: HttpRequest, table_id: int) -> HttpResponse:
     seat = _seat_number(request)
     return _service_post(request, table_id, lambda: services.kick(request.user, table_id, seat))
+
+
+@login_required
+@require_POST
+def fill_bots(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _service_post(request, table_id, lambda: bots.fill_with_bots(request.user, table_id))
+
+
+@login_required
+@require_POST
+def practice(request: HttpRequest) -> HttpResponse:
+    try:
+        table = bots.start_practice(request.user, request.POST.get("mode", ""))
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
+    request.session[f"invite-{table.pk}"] = table.invite_token
+    return redirect(table)
 
 
 @login_required

@@ -1,0 +1,121 @@
+"""Bot seats: filling tables, practice games, and bots taking their turns.
+
+Bots act through the same service layer as people (`services.apply_action`), from a Celery task
+that runs after a short, human-like pause. A bot only ever sees `engine.view` for its own seat.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+
+from . import engine, services
+from .models import Seat, Table
+
+BOT_NAMES = [
+    "Lola", "Paco", "Maite", "Iñaki", "Carmen", "Andoni", "Pili", "Txema", "Rosario", "Mikel",
+    "Begoña", "Fermín", "Amaia", "Julián", "Nerea", "Koldo",
+]  # fmt: skip
+
+
+def new_bot() -> User:
+    """A fresh bot account: each bot sits at one table at a time, like everybody else."""
+    name = secrets.choice(BOT_NAMES)
+    user = User(
+        username=f"bot-{secrets.token_hex(5)}",
+        display_name=f"Bot {name}",
+        is_bot=True,
+    )
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def fill_with_bots(host: User, table_id: int) -> Table:
+    with transaction.atomic():
+        table = services._lock_open_table(table_id)
+        if table.host_id != host.pk:
+            raise services.ServiceError("not_host", _("Solo el anfitrión puede añadir bots."))
+        if table.status != Table.Status.OPEN:
+            raise services.ServiceError("started", _("La partida ya ha empezado."))
+        taken = set(table.seats.values_list("seat", flat=True))
+        free = [s for s in range(4) if s not in taken]
+        if not free:
+            raise services.ServiceError("full", _("La mesa está completa."))
+        for seat in free:
+            Seat.objects.create(table=table, seat=seat, user=new_bot())
+        # Games with bots never count for the ladder.
+        services._bump(table, rated=False)
+    services._after_commit_table(table.pk)
+    return table
+
+
+def start_practice(user: User, mode: str, rng: Any = None) -> Table:
+    """You and a bot partner against two bots, dealt at once."""
+    table = services.create_table(user, mode, private=True, rated=False, practice=True)
+    with transaction.atomic():
+        for seat in (1, 2, 3):
+            Seat.objects.create(table=table, seat=seat, user=new_bot())
+    return services.start_game(user, table.pk, rng)
+
+
+def bot_seats(table: Table) -> set[int]:
+    return set(table.seats.filter(user__is_bot=True).values_list("seat", flat=True))
+
+
+def pending_bot_seat(table: Table, game: engine.Game) -> int | None:
+    """The first bot that may act now (the host's deal counts only if the host is a bot)."""
+    bots = bot_seats(table)
+    if not bots:
+        return None
+    if game.phase == "recuento":
+        host_seat = table.seats.filter(user_id=table.host_id).values_list("seat", flat=True)
+        seat = next(iter(host_seat), None)
+        return seat if seat in bots else None
+    return next((s for s in game.to_act() if s in bots), None)
+
+
+def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> engine.Action:
+    from .engine import bot
+
+    return bot.decide(engine.view(game, seat), rng)
+
+
+def play_bot_turn(table_id: int, version: int) -> bool:
+    """One bot action if the table is still at `version` (so a duplicate task does nothing)."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.status != Table.Status.PLAYING or table.version != version:
+        return False
+    game = services.game_of(table)
+    if game is None:
+        return False
+    seat = pending_bot_seat(table, game)
+    if seat is None:
+        return False
+    action = decide(game, seat)
+    try:
+        services.apply_action(table, action)
+    except services.ServiceError:
+        return False  # somebody else moved first; their change schedules the next bot turn
+    return True
+
+
+def schedule_bot_turn(table_id: int) -> None:
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.status != Table.Status.PLAYING:
+        return
+    game = services.game_of(table)
+    if game is None or pending_bot_seat(table, game) is None:
+        return
+    from .tasks import bot_turn_task
+
+    bot_turn_task.apply_async(
+        args=[table_id, table.version], countdown=settings.MUS_BOT_DELAY_MS / 1000
+    )

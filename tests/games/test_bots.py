@@ -1,0 +1,146 @@
+"""Bots at tables: filling seats, practice games, and bots playing through a real Celery worker."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from games import bots, engine, services
+from games.models import Table
+from tests.live import celery_worker
+
+from .conftest import seat_all
+
+
+def login(user: User) -> Client:
+    client = Client()
+    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
+    return client
+
+
+@pytest.mark.django_db
+def test_the_host_fills_the_empty_seats_with_bots_and_the_table_stops_counting(
+    make_user: Callable[..., User],
+) -> None:
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    services.take_seat(guest, table.pk, 2)
+    login(host).post(f"/mesas/{table.pk}/bots/")
+    table.refresh_from_db()
+    seated = {s.seat: s.user for s in table.seats.select_related("user")}
+    assert seated[0] == host and seated[2] == guest
+    assert seated[1].is_bot and seated[3].is_bot
+    assert seated[1] != seated[3]
+    assert not table.rated
+
+
+@pytest.mark.django_db
+def test_only_the_host_adds_bots_and_only_before_the_start(
+    make_user: Callable[..., User],
+) -> None:
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    services.take_seat(guest, table.pk, 1)
+    response = login(guest).post(f"/mesas/{table.pk}/bots/", follow=True)
+    assert "Solo el anfitrión puede añadir bots." in [str(m) for m in response.context["messages"]]
+    assert table.seats.count() == 2
+    players = [make_user() for _ in range(4)]
+    full = seat_all(players)
+    with pytest.raises(services.ServiceError) as excinfo:
+        bots.fill_with_bots(players[0], full.pk)
+    assert excinfo.value.code == "full"
+
+
+@pytest.mark.django_db
+def test_practice_starts_at_once_against_three_bots_and_is_unrated(
+    make_user: Callable[..., User],
+) -> None:
+    player = make_user()
+    response = login(player).post("/mesas/practicar/", {"mode": "8-reyes"})
+    table = Table.objects.get()
+    assert response["Location"] == f"/mesas/{table.pk}/"
+    assert table.status == Table.Status.PLAYING and table.mode == "8-reyes"
+    assert table.practice and table.private and not table.rated
+    seats = {s.seat: s.user for s in table.seats.select_related("user")}
+    assert seats[0] == player
+    assert all(seats[i].is_bot for i in (1, 2, 3))
+    assert f"/mesas/{table.pk}/" not in login(make_user()).get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_practice_refuses_an_unknown_mode(make_user: Callable[..., User]) -> None:
+    login(make_user()).post("/mesas/practicar/", {"mode": "nada"})
+    assert Table.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_bot_turn_for_an_old_version_does_nothing(make_user: Callable[..., User]) -> None:
+    table = bots.start_practice(make_user(), "4-reyes", random.Random(5))
+    table.refresh_from_db()
+    assert bots.play_bot_turn(table.pk, table.version - 1) is False
+    assert Table.objects.get(pk=table.pk).version == table.version
+
+
+@pytest.mark.django_db
+def test_a_bot_whose_clock_runs_out_still_plays_its_own_choice(
+    make_user: Callable[..., User],
+) -> None:
+    table = bots.start_practice(make_user(), "4-reyes", random.Random(2))
+    table.refresh_from_db()
+    game = services.game_of(table)
+    if 0 in game.to_act():  # the human speaks first: let them say mus
+        services.apply_action(table, engine.Action(0, "mus"))
+        table.refresh_from_db()
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert services.play_defaults(table.pk, table.version) >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bots_play_their_turns_through_a_real_worker_and_never_stall(
+    make_user: Callable[..., User], settings: Any
+) -> None:
+    settings.MUS_BOT_DELAY_MS = 0
+    player = make_user()
+    rnd = random.Random(9)
+    with celery_worker(MUS_BOT_DELAY_MS="0"):
+        table = bots.start_practice(player, "4-reyes", random.Random(9))
+        hands_seen = 1
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and hands_seen < 3:
+            table.refresh_from_db()
+            if table.status != Table.Status.PLAYING:
+                break
+            game = services.game_of(table)
+            legal = engine.legal_actions(game, 0)
+            if game.phase == "recuento":
+                services.apply_action(table, engine.Action(0, "repartir"))
+                hands_seen += 1
+                continue
+            if legal:
+                choice = rnd.choice(legal)
+                action = {"act": choice["act"]}
+                if choice["act"] == "envido":
+                    action["to"] = choice["min"]
+                if choice["act"] == "descarte":
+                    action["cards"] = engine.view(game, 0)["you"]["cards"][:2]
+                services.apply_action(table, engine.Action.from_dict(action, seat=0))
+                continue
+            before = table.version
+            wait = time.monotonic() + 10
+            while Table.objects.get(pk=table.pk).version == before:
+                assert time.monotonic() < wait, f"bots stalled in {game.phase}"
+                time.sleep(0.05)
+    table.refresh_from_db()
+    assert hands_seen >= 3 or table.status == Table.Status.FINISHED
+    actions = [a for hand in table.record["hands"] for a in hand["actions"]]
+    assert {a["seat"] for a in actions} >= {1, 2, 3}
