@@ -116,6 +116,8 @@ def replay(record: Any, upto: int | None = None) -> Game:
     if type(hands) is not list or not hands:
         raise RecordError(0, 0, "hands must be a non-empty list")
 
+    if upto is not None and (type(upto) is not int or upto < 0):
+        raise ValueError("upto must be a number of actions, 0 or more")
     g = Game(mode, first_mano)
     do = g._do
     budget = upto if upto is not None else -1  # -1: no limit
