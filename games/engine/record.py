@@ -50,6 +50,8 @@ def export_record(game: Game) -> dict[str, Any]:
 _SIMPLE_ACTS = frozenset(("mus", "corto", "paso", "ordago", "quiero", "no_quiero"))
 #: act -> number of keys its record form has (seat, act and maybe to/cards).
 _ARITY: dict[str, int] = {a: 2 for a in _SIMPLE_ACTS} | {"envido": 3, "descarte": 3}
+#: act -> (the act string the engine compares with, arity).
+_ACT_INFO: dict[str, tuple[str, int]] = {a: (a, n) for a, n in _ARITY.items()}
 _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
 
@@ -157,8 +159,10 @@ def replay(record: Any, upto: int | None = None) -> Game:
             # _bad_action, which works out the message.
             try:
                 seat = a["seat"]
-                act = a["act"]
-                arity = _ARITY[act]
+                # _ACT_INFO also gives the engine's own copy of the act string: acts decoded
+                # from JSON are equal but not identical, and identity makes every later
+                # comparison in the state machine cheaper.
+                act, arity = _ACT_INFO[a["act"]]
             except (KeyError, TypeError):
                 raise _bad_action(hi, ai, a) from None
             if type(seat) is not int or not 0 <= seat <= 3 or len(a) != arity:

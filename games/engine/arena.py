@@ -1,0 +1,257 @@
+"""Arena: the bot against itself and against baseline players, over many complete games.
+
+    python -m games.engine.arena [--games 2000] [--mode both] [--seed 1]
+                                 [--matchup bot:random --matchup bot:pasivo ...] [--jobs 2]
+
+Players (each decides from ``engine.view(game, seat)`` only):
+
+* ``bot`` — ``games.engine.bot.decide``;
+* ``random`` — random legal play, weighted like the engine's benchmark player (mus 60 %,
+  paso 60 %, quiero 45 % / no quiero 40 %, small raises, about 3 % órdagos);
+* ``uniforme`` — a uniformly random legal act (amounts uniform too): órdagos galore;
+* ``pasivo`` — always corto, paso, no quiero (and discards its lowest card if ever asked).
+
+A matchup ``A:B`` seats pair A against pair B. Fairness: games come in pairs that share the
+deal seed with the teams swapped; A sits in team 0 (seats 0 and 2) in even games and team 1
+in odd ones; the first mano cycles through the four seats and, with ``--mode both``, the mode
+alternates every 8 games, so every block of 16 games covers every combination. Results are
+deterministic given ``--seed`` (the deal and each player's generator are seeded per game);
+``--jobs`` only changes the speed. Printed: A's win rate with its 95 % Wilson interval, and
+the median and 99th percentile time of one decision of each player kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from .actions import Action
+from .bot import decide as bot_decide
+from .cards import MODES
+from .game import apply, new_game
+from .view import view
+
+Player = Callable[[dict[str, Any], random.Random], Action]
+MAX_ACTIONS = 50_000  # a game that has not ended by then is counted as unfinished
+
+
+def random_player(v: dict[str, Any], rng: random.Random) -> Action:
+    """Random legal play with the weights of ``bench.random_action``, for one seat."""
+    seat = v["you"]["seat"]
+    legal = v["you"]["legal"]
+    acts = {d["act"]: d for d in legal}
+    x = rng.random()
+    if "mus" in acts:
+        return Action(seat, "mus" if x < 0.6 else "corto")
+    if "descarte" in acts:
+        cards = v["you"]["cards"]
+        return Action(seat, "descarte", cards=tuple(rng.sample(cards, rng.randint(1, 4))))
+    if "repartir" in acts:
+        return Action(seat, "repartir")
+    envido = acts.get("envido")
+    if "paso" in acts:  # opening
+        if x < 0.6 or (envido is None and x < 0.97):
+            return Action(seat, "paso")
+    elif x < 0.85 or (envido is None and "ordago" not in acts):  # answering
+        return Action(seat, "quiero" if x < 0.45 else "no_quiero")
+    if envido is not None and x < 0.97:
+        hi = min(envido["max"], envido["min"] + rng.choice((0, 1, 2, 3, 5, 10)))
+        return Action(seat, "envido", to=rng.randint(envido["min"], hi))
+    if "ordago" in acts:
+        return Action(seat, "ordago")
+    return Action(seat, legal[0]["act"])
+
+
+def uniform_player(v: dict[str, Any], rng: random.Random) -> Action:
+    """A uniformly random legal act; amounts and discards uniform as well."""
+    seat = v["you"]["seat"]
+    d = rng.choice(v["you"]["legal"])
+    act = d["act"]
+    if act == "envido":
+        return Action(seat, act, to=rng.randint(d["min"], d["max"]))
+    if act == "descarte":
+        cards = v["you"]["cards"]
+        return Action(seat, act, cards=tuple(rng.sample(cards, rng.randint(1, 4))))
+    return Action(seat, act)
+
+
+_LOW_FIRST = {r: i for i, r in enumerate((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))}
+
+
+def passive_player(v: dict[str, Any], rng: random.Random) -> Action:
+    """Corto, paso, no quiero; repartir when it is time (never bets, never accepts)."""
+    seat = v["you"]["seat"]
+    acts = {d["act"] for d in v["you"]["legal"]}
+    if "corto" in acts:
+        return Action(seat, "corto")
+    if "descarte" in acts:
+        lowest = min(v["you"]["cards"], key=lambda c: _LOW_FIRST[int(c[:-1])])
+        return Action(seat, "descarte", cards=(lowest,))
+    if "paso" in acts:
+        return Action(seat, "paso")
+    if "no_quiero" in acts:
+        return Action(seat, "no_quiero")
+    return Action(seat, "repartir")
+
+
+PLAYERS: dict[str, Player] = {
+    "bot": bot_decide,
+    "random": random_player,
+    "uniforme": uniform_player,
+    "pasivo": passive_player,
+}
+DEFAULT_MATCHUPS = ("bot:random", "bot:pasivo", "bot:uniforme", "bot:bot")
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def game_setup(i: int, mode: str, seed: int) -> tuple[str, int, int, str]:
+    """(mode, team of player A, first mano, deal seed) of game ``i`` of a matchup."""
+    if mode == "both":
+        mode = MODES[(i // 8) % 2]
+    return mode, i % 2, (i // 2) % 4, f"{seed}:{i // 2}"
+
+
+def play_game(
+    a: str, b: str, i: int, mode: str, seed: int, timings: dict[str, list[float]] | None = None
+) -> dict[str, Any]:
+    """Game ``i`` of matchup a:b; returns who won (``a_won`` None if unfinished)."""
+    mode, a_team, first_mano, deal_seed = game_setup(i, mode, seed)
+    deal_rng = random.Random(deal_seed)
+    kinds = [a if s & 1 == a_team else b for s in range(4)]
+    players = [PLAYERS[k] for k in kinds]
+    rngs = [random.Random(f"{seed}:{i}:{s}") for s in range(4)]
+    g = new_game(mode, first_mano, deal_rng)
+    n = 0
+    perf = time.perf_counter
+    while g.phase not in ("terminada", "cancelada") and n < MAX_ACTIONS:
+        seat = g.to_act()[0]
+        v = view(g, seat)
+        t0 = perf()
+        action = players[seat](v, rngs[seat])
+        dt = perf() - t0
+        if timings is not None:
+            timings.setdefault(kinds[seat], []).append(dt)
+        g = apply(g, action, deal_rng)
+        n += 1
+    winner = g.winner
+    return {
+        "a_won": None if winner is None else winner == a_team,
+        "mode": mode,
+        "hands": g.hand_no,
+        "ordago": g.ended_by == "ordago",
+        "actions": n,
+        "scores_a_b": (g.scores[a_team], g.scores[1 - a_team]),
+    }
+
+
+def _run_chunk(args: tuple[str, str, list[int], str, int]) -> tuple[list[dict], dict]:
+    a, b, indexes, mode, seed = args
+    timings: dict[str, list[float]] = {}
+    results = [play_game(a, b, i, mode, seed, timings) for i in indexes]
+    return results, timings
+
+
+def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1) -> dict[str, Any]:
+    """Play ``games`` games of a:b; returns the results and the decision times."""
+    indexes = list(range(games))
+    if jobs > 1:
+        chunks = [indexes[j::jobs] for j in range(jobs)]
+        with ProcessPoolExecutor(jobs) as ex:
+            parts = list(ex.map(_run_chunk, [(a, b, c, mode, seed) for c in chunks]))
+    else:
+        parts = [_run_chunk((a, b, indexes, mode, seed))]
+    results: list[dict] = []
+    timings: dict[str, list[float]] = {}
+    for res, tim in parts:
+        results.extend(res)
+        for k, lst in tim.items():
+            timings.setdefault(k, []).extend(lst)
+    wins = sum(1 for r in results if r["a_won"])
+    finished = sum(1 for r in results if r["a_won"] is not None)
+    return {
+        "a": a,
+        "b": b,
+        "games": games,
+        "finished": finished,
+        "wins": wins,
+        "rate": wins / games if games else 0.0,
+        "ci": wilson(wins, games),
+        "hands": statistics.mean(r["hands"] for r in results) if results else 0.0,
+        "ordago": sum(r["ordago"] for r in results) / games if games else 0.0,
+        "timings": timings,
+        "results": results,
+    }
+
+
+def time_stats(times: list[float]) -> tuple[float, float, int]:
+    """(median, p99) in milliseconds and the count."""
+    if not times:
+        return (0.0, 0.0, 0)
+    s = sorted(times)
+    p99 = s[min(len(s) - 1, math.ceil(0.99 * len(s)) - 1)]
+    return (statistics.median(s) * 1000, p99 * 1000, len(s))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m games.engine.arena", description=__doc__)
+    p.add_argument("--games", type=int, default=2000, help="games per matchup (default 2000)")
+    p.add_argument("--mode", choices=(*MODES, "both"), default="both")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--matchup",
+        action="append",
+        help=f"A:B with players {', '.join(PLAYERS)}; repeatable "
+        f"(default: {' '.join(DEFAULT_MATCHUPS)})",
+    )
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    args = p.parse_args(argv)
+    matchups = args.matchup or list(DEFAULT_MATCHUPS)
+    for m in matchups:
+        parts = m.split(":")
+        if len(parts) != 2 or not all(x in PLAYERS for x in parts):
+            p.error(f"bad matchup {m!r}: use A:B with A, B in {', '.join(PLAYERS)}")
+    print(f"{args.games} games per matchup, mode {args.mode}, seed {args.seed}")
+    print(
+        f"{'matchup':<18} {'games':>6} {'A wins':>7} {'rate':>7}  {'95% Wilson CI':<17}"
+        f" {'hands/game':>10} {'órdago end':>10}"
+    )
+    all_times: dict[str, list[float]] = {}
+    for m in matchups:
+        a, b = m.split(":")
+        r = run_matchup(a, b, args.games, args.mode, args.seed, args.jobs)
+        lo, hi = r["ci"]
+        unfinished = r["games"] - r["finished"]
+        note = f"  ({unfinished} unfinished)" if unfinished else ""
+        print(
+            f"{m:<18} {r['games']:>6} {r['wins']:>7} {r['rate']:>7.1%}  "
+            f"[{lo:.1%}, {hi:.1%}]{'':<2} {r['hands']:>10.1f} {r['ordago']:>10.1%}{note}"
+        )
+        sys.stdout.flush()
+        for k, lst in r["timings"].items():
+            all_times.setdefault(k, []).extend(lst)
+    print("decision time per player kind (ms): median / p99 / decisions")
+    for k, lst in sorted(all_times.items()):
+        med, p99, n = time_stats(lst)
+        print(f"  {k:<9} {med:8.3f} / {p99:8.3f} / {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

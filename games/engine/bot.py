@@ -1,0 +1,615 @@
+"""A Mus bot that plays from one seat's view only (docs/engine.md, "Bots").
+
+    decide(view(game, seat), rng) -> Action
+
+The bot sees exactly what a player sees: its own cards, what was said this hand, the automatic
+lleva / no lleva answers, the bet on the table, how many cards everybody changed, the scores,
+the mano and the lance. It never looks at a Game.
+
+How it plays
+------------
+* **Hand strength per lance.** For every one of the (at most) 715 rank multisets a hand can be,
+  and for every lance, the bot knows how the hand ranks among all other hands the remaining 36
+  cards can make (card removal included: holding two reyes makes a rey less likely elsewhere).
+  Pares, juego and punto are ranked within their own class (hands with pares, with juego,
+  without juego), because only those hands play the lance. The numbers come from the engine's
+  own evaluation table (``evaluate.EVAL_TABLE``), computed once per hand shape and cached.
+* **Team win probability.** Every other eligible player is modelled as a percentile, uniform in
+  a range that what they did narrows: a bet or a raise says "strong", a paso says "not a
+  monster", a no quiero says "weak". The partner counts too. Ties go to whoever speaks first,
+  so the same cards are worth more as mano than as postre.
+* **Mus.** A hand utility (a rough expected-tantos figure over the four lances, precomputed per
+  hand) decides: corto with a good hand (31, duples, medias, strong grande with reyes, ...),
+  mus otherwise. Position, the first hand's corto-makes-mano rule, what the others said and the
+  number of discard rounds already played move the threshold.
+* **Discards.** The bot keeps the subset of its cards (0 to 3 of them) whose expected utility
+  after drawing is the highest: that keeps reyes and pares and draws towards 31, or towards
+  chica with small cards, whichever pays more.
+* **Bets.** Open when the team win probability is high enough for that lance, bigger when very
+  strong; answer by comparing the game-winning chances after accepting and after refusing
+  (so a bet that could end the game is treated as such); raise with a clearly winning hand.
+  Órdagos only with a (near) sure lance, or a good one when the game is being lost anyway; an
+  órdago is accepted when the chance to win the lance beats the chance to win the game after
+  refusing. A rare small bluff (driven by ``rng``) keeps it from being fully predictable.
+
+Everything is deterministic given ``rng`` (None: no bluffs at all).
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
+from itertools import combinations, combinations_with_replacement
+from math import comb
+from typing import Any
+
+from .actions import Action
+from .cards import CODE_TO_ID, EFFECTIVE_RANK, HAND_BIT, MODES
+from .evaluate import EVAL_TABLE, HandEval
+
+__all__ = ["decide", "game_win_probability", "hand_info"]
+
+LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
+_LANCE_IX = {name: i for i, name in enumerate(LANCE_NAMES)}
+
+# -- per-mode tables ----------------------------------------------------------------------------
+
+
+def _counts(key: int) -> tuple[int, ...]:
+    return tuple((key >> (3 * r)) & 7 for r in range(10))
+
+
+def _strengths(ev: HandEval) -> tuple[int, int, int, int, int]:
+    """The number that decides each lance (higher wins), as the engine compares them."""
+    return (ev.grande, ev.chica, ev.pares, ev.juego, ev.points)
+
+
+class _Tables:
+    """Everything the bot knows about the hands of one mode, computed once (at import)."""
+
+    def __init__(self, mode: str) -> None:
+        deck = [0] * 10
+        for c in range(40):
+            deck[EFFECTIVE_RANK[mode][c]] += 1
+        self.mode = mode
+        self.deck = tuple(deck)
+        keys = [k for k in EVAL_TABLE if all(n <= deck[r] for r, n in enumerate(_counts(k)))]
+        self.keys = keys
+        #: key -> [(rank, count)] of the ranks the hand holds
+        self.parts = {k: [(r, n) for r, n in enumerate(_counts(k)) if n] for k in keys}
+        self.strength = {k: _strengths(EVAL_TABLE[k]) for k in keys}
+        self.w_all = [self._weight(k, self.deck) for k in keys]
+        #: rank -> [(index of a key holding it, how many)]
+        self.by_rank: list[list[tuple[int, int]]] = [[] for _ in range(10)]
+        for i, k in enumerate(keys):
+            for r, n in self.parts[k]:
+                self.by_rank[r].append((i, n))
+        # Per lance: indexes of the hands that play it (pares: with pares, juego: with juego,
+        # punto: without juego), sorted by strength, and those strengths for bisecting.
+        self.order: list[list[int]] = []
+        self.sorted_strength: list[list[int]] = []
+        for lance in range(5):
+            idx = [i for i, k in enumerate(keys) if self._plays(self.strength[k], lance)]
+            idx.sort(key=lambda i, lance=lance: self.strength[keys[i]][lance])
+            self.order.append(idx)
+            self.sorted_strength.append([self.strength[keys[i]][lance] for i in idx])
+        #: key -> (((below, equal) per lance), P(other hand has pares), P(... has juego)),
+        #: against the 36 cards the hand leaves (card removal included); filled on first use
+        #: (under a millisecond per hand shape).
+        self.pct: dict[int, tuple] = {}
+        # The hand utility uses the full deck so that it can be compared across hands.
+        full = self._all_percentiles()
+        self.utility = {k: self._utility(k, full[k]) for k in keys}
+        # Utility percentile of every hand among all hands, for the mus decision.
+        total = sum(self.w_all)
+        self.utility_pct: dict[int, float] = {}
+        acc = 0.0
+        for i in sorted(range(len(keys)), key=lambda i: self.utility[keys[i]]):
+            w = self.w_all[i] / total
+            self.utility_pct[keys[i]] = acc + w / 2
+            acc += w
+        #: keep key (0..3 cards) -> expected utility after drawing the rest
+        self.keep: dict[int, float] = {}
+        for n_keep in range(4):
+            for ranks in combinations_with_replacement(range(10), n_keep):
+                if all(ranks.count(r) <= deck[r] for r in ranks):
+                    self.keep[sum(1 << (3 * r) for r in ranks)] = self._keep_value(ranks)
+
+    @staticmethod
+    def _plays(s: tuple[int, ...], lance: int) -> bool:
+        if lance == 2:
+            return s[2] > 0
+        if lance == 3:
+            return s[3] > 0
+        if lance == 4:
+            return s[3] == 0
+        return True
+
+    def _weight(self, key: int, deck: tuple[int, ...] | list[int]) -> int:
+        w = 1
+        for r, n in self.parts[key]:
+            w *= comb(deck[r], n)
+        return w
+
+    def _removed(self, key: int) -> list[float]:
+        """Weights of every other hand once this hand's cards are out of the deck."""
+        w = [float(x) for x in self.w_all]
+        for r, mine in self.parts[key]:
+            d = self.deck[r]
+            factor = [comb(d - mine, n) / comb(d, n) for n in range(5) if n <= d]
+            for i, n in self.by_rank[r]:
+                w[i] *= factor[n]
+        return w
+
+    def _percentiles(self, key: int, w: list[float] | list[int]) -> tuple:
+        """(below, equal) per lance within the lance's class, P(pares), P(juego)."""
+        mine = self.strength[key]
+        out = []
+        masses = []
+        get = w.__getitem__
+        for lance in range(5):
+            order = self.order[lance]
+            ss = self.sorted_strength[lance]
+            lo = bisect_left(ss, mine[lance])
+            hi = bisect_right(ss, mine[lance])
+            below = sum(map(get, order[:lo]))
+            equal = sum(map(get, order[lo:hi]))
+            mass = below + equal + sum(map(get, order[hi:]))
+            masses.append(mass)
+            out.append((below / mass, equal / mass))
+        total = masses[3] + masses[4]  # every hand has juego or not
+        return (tuple(out), masses[2] / total, masses[3] / total)
+
+    def _all_percentiles(self) -> dict[int, tuple]:
+        """``_percentiles`` of every hand against the full deck, in one sweep per lance."""
+        w = self.w_all
+        keys = self.keys
+        per_lance: list[dict[int, tuple[float, float]]] = []
+        masses = []
+        for lance in range(5):
+            order = self.order[lance]
+            mass = sum(w[i] for i in order)
+            masses.append(mass)
+            table: dict[int, tuple[float, float]] = {}
+            acc = 0
+            j = 0
+            while j < len(order):
+                s = self.strength[keys[order[j]]][lance]
+                eq = 0
+                while j < len(order) and self.strength[keys[order[j]]][lance] == s:
+                    eq += w[order[j]]
+                    j += 1
+                table[s] = (acc / mass, eq / mass)
+                acc += eq
+            per_lance.append(table)
+        total = masses[3] + masses[4]
+        out = {}
+        for k in keys:
+            st = self.strength[k]
+            out[k] = (
+                tuple(per_lance[lance].get(st[lance], (0.0, 0.0)) for lance in range(5)),
+                masses[2] / total,
+                masses[3] / total,
+            )
+        return out
+
+    def percentiles(self, key: int) -> tuple:
+        got = self.pct.get(key)
+        if got is None:
+            got = self.pct[key] = self._percentiles(key, self._removed(key))
+        return got
+
+    def _utility(self, key: int, pct: tuple) -> float:
+        """A rough expected-tantos figure of a hand, used for mus and discards."""
+        (g, c, pa, ju, pu), p_pares, p_juego = pct
+        ev = EVAL_TABLE[key]
+        grande = g[0] + g[1] / 2
+        chica = c[0] + c[1] / 2
+        u = 1.6 * grande**2 + 1.3 * chica**2
+        if ev.pares:
+            beat = (1 - p_pares) + p_pares * (pa[0] + pa[1] / 2)
+            u += (ev.pares_value + 1.6) * beat**2
+        if ev.juego:
+            beat = (1 - p_juego) + p_juego * (ju[0] + ju[1] / 2)
+            u += (ev.juego_value + 1.8) * beat**2
+        else:
+            punto = pu[0] + pu[1] / 2
+            u += 1.5 * punto**2 * (1 - p_juego) ** 3
+        return u
+
+    def _keep_value(self, kept: tuple[int, ...]) -> float:
+        """Expected utility after keeping cards of these ranks and drawing the rest."""
+        rest = list(self.deck)
+        keep = 0
+        for r in kept:
+            rest[r] -= 1
+            keep += 1 << (3 * r)
+        draw = 4 - len(kept)
+        total = comb(sum(rest), draw)
+        ev = 0.0
+        for ranks in combinations_with_replacement(range(10), draw):
+            w = 1
+            for r in set(ranks):
+                w *= comb(rest[r], ranks.count(r))
+            if w:
+                ev += w * self.utility[keep + sum(1 << (3 * r) for r in ranks)]
+        return ev / total
+
+    def keep_value(self, keep: int, n_keep: int) -> float:
+        return self.keep[keep]
+
+
+_TABLES: dict[str, _Tables] = {m: _Tables(m) for m in MODES}
+
+
+def _tables(mode: str) -> _Tables:
+    t = _TABLES.get(mode)
+    if t is None:
+        raise ValueError(f"unknown mode {mode!r}")
+    return t
+
+
+# -- game-winning chances from the score ---------------------------------------------------------
+
+#: Tantos one team gets in a hand (bot against bot, measured with the arena): value, chance.
+_HAND_GAIN = (
+    (0, 0.10),
+    (1, 0.10),
+    (2, 0.12),
+    (3, 0.12),
+    (4, 0.11),
+    (5, 0.10),
+    (6, 0.09),
+    (7, 0.08),
+    (8, 0.06),
+    (9, 0.05),
+    (11, 0.04),
+    (14, 0.03),
+)
+
+
+@lru_cache(maxsize=1)
+def _win_table() -> list[list[float]]:
+    """W[a][b]: chance that a team with a tantos beats one with b (both < 40), by a race model.
+
+    Each hand both teams gain independently from _HAND_GAIN; reaching 40 first wins, both in
+    the same hand is a coin flip. Crude, but it knows that 38-30 is nearly won and 5-30 nearly
+    lost, which is all the betting needs.
+    """
+    target = 40
+    total = sum(p for _g, p in _HAND_GAIN)
+    gains = [(g, p / total) for g, p in _HAND_GAIN]
+    p0 = sum(p for g, p in gains if g == 0)
+    w = [[0.0] * target for _ in range(target)]
+    for a in range(target - 1, -1, -1):
+        for b in range(target - 1, -1, -1):
+            acc = 0.0
+            for ga, pa in gains:
+                na = a + ga
+                for gb, pb in gains:
+                    if ga == 0 and gb == 0:
+                        continue
+                    nb = b + gb
+                    if na >= target:
+                        acc += pa * pb * (0.5 if nb >= target else 1.0)
+                    elif nb < target:
+                        acc += pa * pb * w[na][nb]
+            w[a][b] = acc / (1 - p0 * p0)
+    return w
+
+
+def game_win_probability(us: int, them: int) -> float:
+    """Estimated chance to win the game from a score (our tantos, theirs)."""
+    if us >= 40:
+        return 1.0 if them < 40 else 0.5
+    if them >= 40:
+        return 0.0
+    return _win_table()[max(us, 0)][max(them, 0)]
+
+
+# -- reading the view ---------------------------------------------------------------------------
+
+
+class _Lance:
+    """What was said in the current lance, reconstructed from ``view["said"]``."""
+
+    __slots__ = ("bets", "deje", "nbets", "no_quiero", "ordago", "passed", "quiero", "raised")
+
+    def __init__(self, said: list[dict], lance: str, elig: list[int], mano: int) -> None:
+        self.passed: set[int] = set()
+        self.bets: set[int] = set()  # opened the betting
+        self.raised: dict[int, int] = {}  # seat -> how many raises
+        self.ordago: set[int] = set()  # said órdago (opening or raise)
+        self.quiero: set[int] = set()
+        self.no_quiero: set[int] = set()
+        self.nbets = 0  # bets that stood (opening + winning raises)
+        entries = [e for e in said if e.get("lance") == lance]
+        cur = 0  # amount standing
+        prev = 0
+        ordago = False
+        bet_team = -1
+        pending: list[dict] = []
+        for e in entries:
+            seat, act = e["seat"], e["act"]
+            if act == "ordago":
+                self.ordago.add(seat)
+            if bet_team < 0:  # opening
+                if act == "paso":
+                    self.passed.add(seat)
+                elif act in ("envido", "ordago"):
+                    self.bets.add(seat)
+                    bet_team = seat & 1
+                    prev, cur = 0, e.get("to", 0)
+                    ordago = act == "ordago"
+                    self.nbets = 1
+                continue
+            pending.append(e)
+            if act == "quiero":
+                self.quiero.add(seat)
+            elif act == "no_quiero":
+                self.no_quiero.add(seat)
+            else:
+                self.raised[seat] = self.raised.get(seat, 0) + 1
+            voters = [s for s in elig if s & 1 != bet_team]
+            if len(pending) == len(voters):  # a complete round: resolve like the engine
+                best, best_key = None, -1
+                for v in pending:
+                    if v["act"] in ("envido", "ordago"):
+                        amount = 41 if v["act"] == "ordago" else v["to"]
+                        key = amount * 4 + 3 - ((v["seat"] - mano) % 4)
+                        if key > best_key:
+                            best, best_key = v, key
+                pending = []
+                if best is not None:
+                    bet_team = best["seat"] & 1
+                    self.nbets += 1
+                    if best["act"] == "ordago":
+                        prev, ordago = cur, True
+                    else:
+                        prev, cur = cur, best["to"]
+        self.deje = max(prev if not ordago else cur, 1)
+
+
+def _range(seat: int, info: _Lance) -> tuple[float, float]:
+    """Percentile range of another player's hand for this lance, from what they did."""
+    lo, hi = 0.0, 1.0
+    if seat in info.passed:
+        hi = 0.88
+    if seat in info.bets:
+        lo = 0.45
+    if seat in info.quiero:
+        lo = max(lo, 0.3)
+    if seat in info.no_quiero:
+        hi = min(hi, 0.7)
+    n = info.raised.get(seat, 0)
+    if n:
+        lo = max(lo, min(0.55 + 0.1 * n, 0.8))
+        hi = 1.0
+    if seat in info.ordago:
+        lo, hi = max(lo, 0.75), 1.0
+    if lo > hi - 0.05:
+        lo = hi - 0.05
+    return lo, hi
+
+
+def _beat(x: float, lo: float, hi: float) -> float:
+    if x <= lo:
+        return 0.0
+    if x >= hi:
+        return 1.0
+    return (x - lo) / (hi - lo)
+
+
+def _team_win(opps: list[tuple[float, float, float]], partner: tuple[float, float] | None) -> float:
+    """P(the best of our eligible hands beats every eligible opponent).
+
+    ``opps``: (my percentile against that opponent, its lo, its hi); ``partner``: its range.
+    """
+    if partner is None:
+        p = 1.0
+        for x, lo, hi in opps:
+            p *= _beat(x, lo, hi)
+        return p
+    plo, phi = partner
+    n = 12
+    step = (phi - plo) / n
+    acc = 0.0
+    for j in range(n):
+        y = plo + (j + 0.5) * step
+        p = 1.0
+        for x, lo, hi in opps:
+            p *= _beat(x if x > y else y, lo, hi)
+        acc += p
+    return acc / n
+
+
+def hand_info(mode: str, cards: list[str]) -> dict[str, Any]:
+    """The bot's assessment of a hand (for tests and curious humans)."""
+    t = _tables(mode)
+    bits = HAND_BIT[mode]
+    key = sum(bits[CODE_TO_ID[c]] for c in cards)
+    pct, p_pares, p_juego = t.percentiles(key)
+    return {
+        "eval": EVAL_TABLE[key]._asdict(),
+        "utility": t.utility[key],
+        "utility_pct": t.utility_pct[key],
+        "percentiles": {LANCE_NAMES[i]: pct[i] for i in range(5)},
+        "p_pares": p_pares,
+        "p_juego": p_juego,
+    }
+
+
+# -- the decision -------------------------------------------------------------------------------
+
+
+def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
+    """The bot's action for the seat whose view this is (one of ``view["you"]["legal"]``)."""
+    you = view.get("you")
+    if not you or not you.get("legal"):
+        raise ValueError("this seat has nothing to decide")
+    legal = {d["act"]: d for d in you["legal"]}
+    seat = you["seat"]
+    if "repartir" in legal:
+        return Action(seat, "repartir")
+    mode = view["mode"]
+    t = _tables(mode)
+    bits = HAND_BIT[mode]
+    cards = you["cards"]
+    ids = [CODE_TO_ID[c] for c in cards]
+    key = bits[ids[0]] + bits[ids[1]] + bits[ids[2]] + bits[ids[3]]
+    if "mus" in legal:
+        return Action(seat, _mus(view, t, key, seat))
+    if "descarte" in legal:
+        return Action(seat, "descarte", cards=_discard(t, ids, cards, bits))
+    return _bet(view, t, key, seat, legal, rng)
+
+
+def _mus(view: dict, t: _Tables, key: int, seat: int) -> str:
+    ev = EVAL_TABLE[key]
+    mano = view["mano"]
+    pos = (seat - mano) % 4
+    said = view["said"]
+    rounds = sum(1 for e in said if e["act"] == "descarte") // 4
+    if rounds >= 4:
+        return "corto"
+    if ev.juego_value == 3 or ev.pares_value == 3:  # 31, duples: always a hand to play
+        return "corto"
+    if ev.pares_value == 2 and ev.pares // 10 % 10 >= 7:  # medias of figures
+        return "corto"
+    # Threshold on the hand's utility percentile: mano may cut more lightly (wins ties),
+    # postre needs more.
+    threshold = (0.70, 0.74, 0.76, 0.78)[pos]
+    if view["hand_no"] == 1 and pos:
+        threshold -= 0.04  # cutting makes us mano of this hand
+    # This round's mus before us: an opponent who wants cards is weak, a partner too.
+    start = 0
+    for i, e in enumerate(said):
+        if e["act"] == "descarte":
+            start = i + 1
+    for e in said[start:]:
+        if e["act"] == "mus":
+            threshold += 0.02 if (e["seat"] & 1) == (seat & 1) else -0.04
+    threshold -= 0.06 * rounds
+    return "corto" if t.utility_pct[key] >= threshold else "mus"
+
+
+def _discard(t: _Tables, ids: list[int], cards: list[str], bits: tuple[int, ...]) -> tuple:
+    best_keep: tuple[int, ...] = ()
+    best = -1.0
+    for n_keep in (3, 2, 1, 0):
+        for keep in combinations(range(4), n_keep):
+            k = sum(bits[ids[i]] for i in keep)
+            v = t.keep_value(k, n_keep)
+            if v > best + 1e-12:
+                best, best_keep = v, keep
+    return tuple(cards[i] for i in range(4) if i not in best_keep)
+
+
+def _eligible(view: dict, lance: str) -> list[int]:
+    """Seats playing this lance, in speaking order."""
+    mano = view["mano"]
+    order = [(mano + i) % 4 for i in range(4)]
+    if lance in ("pares", "juego"):
+        ans = view["answers"][lance]
+        if ans is not None:
+            return [s for s in order if ans[s]]
+    return order
+
+
+def _bonus(ev: HandEval, lance: str, partner_plays: bool) -> float:
+    """Tantos the lance pays a winning team on top of the bet (expected for the partner)."""
+    if lance == "pares":
+        return ev.pares_value + (1.4 if partner_plays else 0.0)
+    if lance == "juego":
+        return ev.juego_value + (2.3 if partner_plays else 0.0)
+    return 0.0
+
+
+def _bet(view: dict, t: _Tables, key: int, seat: int, legal: dict, rng) -> Action:
+    lance = view["lance"]
+    li = _LANCE_IX[lance]
+    mano = view["mano"]
+    team = seat & 1
+    elig = _eligible(view, lance)
+    info = _Lance(view["said"], lance, elig, mano)
+    pct = t.percentiles(key)[0][li]
+    below, equal = pct
+    my_pos = (seat - mano) % 4
+    opps = []
+    partner = None
+    for s in elig:
+        if s == seat:
+            continue
+        lo, hi = _range(s, info)
+        if s & 1 == team:
+            partner = (lo, hi)
+        else:
+            x = below + (equal if my_pos < (s - mano) % 4 else 0.0)
+            opps.append((x, lo, hi))
+    p = _team_win(opps, partner)
+
+    ev = EVAL_TABLE[key]
+    scores = view["scores"]
+    us, them = scores[team], scores[1 - team]
+    w_now = game_win_probability(us, them)
+    b_us = _bonus(ev, lance, partner is not None)
+    n_opp_players = len(opps)
+    b_them = {"pares": 1.4, "juego": 2.3}.get(lance, 0.0) * n_opp_players
+
+    if "paso" in legal:  # opening
+        return _open(view, seat, legal, lance, p, us, them, w_now, my_pos, info, rng)
+    return _answer(view, seat, legal, lance, p, us, them, w_now, info, b_us, b_them)
+
+
+def _ordago_threshold(w_now: float) -> float:
+    """Team win probability in this lance needed to play the whole game on it."""
+    if w_now < 0.2:  # the game is being lost: gamble more
+        return 0.7 + w_now
+    return max(0.95, min(w_now + 0.05, 0.99))
+
+
+def _open(view, seat, legal, lance, p, us, them, w_now, my_pos, info, rng) -> Action:
+    if p >= _ordago_threshold(w_now) and p >= 0.8:
+        return Action(seat, "ordago")
+    threshold = {"grande": 0.6, "chica": 0.62, "pares": 0.58, "juego": 0.58, "punto": 0.6}[lance]
+    env = legal["envido"]
+    if p >= threshold:
+        amount = 2 if p < 0.78 else (3 if p < 0.9 else 5)
+        # Near the end a small bet is worth as much as a big one: do not give more away.
+        return Action(seat, "envido", to=max(env["min"], min(amount, env["max"])))
+    # A rare bluff, when everybody before us passed and the lance is cheap.
+    everybody_passed = info.passed and not info.bets
+    if (
+        rng is not None
+        and lance in ("grande", "chica")
+        and everybody_passed
+        and my_pos >= 2
+        and p >= 0.3
+        and 40 - them > 4
+        and rng.random() < 0.12
+    ):
+        return Action(seat, "envido", to=max(env["min"], 2))
+    return Action(seat, "paso")
+
+
+def _answer(view, seat, legal, lance, p, us, them, w_now, info, b_us, b_them) -> Action:
+    bet = view["bet"]
+    deje = info.deje
+    if bet["ordago"]:
+        # Refusing: they get the deje (and their pares/juego if this is that lance).
+        w_refuse = game_win_probability(us, them + deje + round(b_them))
+        return Action(seat, "quiero" if p >= w_refuse + 0.02 else "no_quiero")
+    amount = bet["amount"]
+    win = game_win_probability(us + amount + round(b_us), them)
+    lose = game_win_probability(us, them + amount + round(b_them))
+    refuse = game_win_probability(us, them + deje + round(b_them))
+    accept = p * win + (1 - p) * lose
+    if "ordago" in legal and p >= _ordago_threshold(w_now) and p >= 0.8:
+        return Action(seat, "ordago")
+    env = legal.get("envido")
+    if env is not None and info.nbets < 3 and p >= 0.78 and accept > refuse:
+        to = min(env["max"], amount + (2 if p < 0.9 else 4))
+        if to >= env["min"]:
+            return Action(seat, "envido", to=to)
+    return Action(seat, "quiero" if accept > refuse else "no_quiero")
