@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+import accounts.profile
 from accounts.models import User
 
 PASSWORD = "baraja-de-40-cartas"
@@ -31,6 +32,12 @@ def make_user(**fields: Any) -> User:
 def _fast_password_hashing(settings: Any) -> None:
     """The production hasher is deliberately slow; these tests hash hundreds of passwords."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _only_accounts_profile_sections(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Test the profile page's own defaults, whatever other apps (rankings, games) register."""
+    monkeypatch.setattr(accounts.profile, "_providers", [])
 
 
 @pytest.fixture
