@@ -150,3 +150,17 @@ def test_the_replay_command_exits_2_for_invalid_json(tmp_path):
     p = _run(str(path))
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_the_bench_command_plays_and_replays_and_prints_rates():
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run(
+        [sys.executable, "-m", "games.engine.bench", "--games", "4", "--runs", "1"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "play" in p.stdout and "replay" in p.stdout and "actions/s" in p.stdout

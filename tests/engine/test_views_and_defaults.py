@@ -28,7 +28,7 @@ BASE = {0: "12o 12c 7o 1o", 1: "11o 11c 6o 4e", 2: "5o 4o 6c 1c", 3: "10o 7c 6e 
 ALL_CODES = frozenset(CODES)
 
 
-def test_constants():
+def test_modes_and_lances_are_the_contract_constants():
     assert LANCES == ("grande", "chica", "pares", "juego", "punto")
     assert MODES == ("4-reyes", "8-reyes")
 
