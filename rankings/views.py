@@ -1,6 +1,192 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""Leaderboards, game history and the game page. HTMX requests get the fragment they swap."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.vary import vary_on_headers
+
+from accounts.models import User
+from games import engine
+from games.models import MODE_CHOICES, Seat, Table
+
+from . import queries, replay
+from .models import RatingChange
+
+RESULT_CHOICES = [
+    ("", gettext_lazy("Todas")),
+    ("ganadas", gettext_lazy("Ganadas")),
+    ("perdidas", gettext_lazy("Perdidas")),
+    ("canceladas", gettext_lazy("Canceladas")),
+]
 
 
+def _fragment(request: HttpRequest) -> bool:
+    """An HTMX swap gets the fragment; a history restore needs the whole page."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _query(**params: Any) -> str:
+    return "?" + urlencode({k: v for k, v in params.items() if v not in (None, "", False)})
+
+
+@vary_on_headers("HX-Request")
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "rankings/leaderboard.html", {})
+    mode = queries.parse_mode(request.GET.get("modo"))
+    search = request.GET.get("q", "")
+    established = request.GET.get("definitivos") == "1"
+    page, search = queries.leaderboard(
+        mode,
+        query=search,
+        page=queries.parse_page(request.GET.get("pagina")),
+        established=established,
+    )
+    base = {"modo": mode, "q": search, "definitivos": "1" if established else ""}
+    context = {
+        "mode": mode,
+        "modes": MODE_CHOICES,
+        "mode_label": dict(MODE_CHOICES)[mode],
+        "search": search,
+        "established": established,
+        "page": page,
+        "previous_url": _query(**base, pagina=page.previous_number) if page.has_previous else None,
+        "next_url": _query(**base, pagina=page.next_number) if page.has_next else None,
+        "mode_urls": [
+            (m, label, _query(modo=m, q=search, definitivos=base["definitivos"]))
+            for m, label in MODE_CHOICES
+        ],
+    }
+    if _fragment(request):
+        return render(request, "rankings/_leaderboard_results.html", context)
+    return render(request, "rankings/leaderboard.html", context)
+
+
+@vary_on_headers("HX-Request")
+def history(request: HttpRequest) -> HttpResponse:
+    username = request.GET.get("jugador", "").strip()
+    mode = queries.parse_mode(request.GET.get("modo"), allow_all=True)
+    result = request.GET.get("resultado", "")
+    if result not in queries.RESULTS:
+        result = ""
+    number = queries.parse_page(request.GET.get("pagina"))
+    player: User | None = None
+    if username:
+        player = get_object_or_404(User, username=username)
+    elif request.user.is_authenticated:
+        player = request.user
+    if player is not None:
+        page = queries.player_games(player, request.user, mode=mode, result=result, page=number)
+    else:
+        result = ""
+        page = queries.recent_games(request.user, mode=mode, page=number)
+    base = {"jugador": username, "modo": mode, "resultado": result}
+    context = {
+        "player": player,
+        "username": username,
+        "mode": mode,
+        "result": result,
+        "modes": MODE_CHOICES,
+        "results": RESULT_CHOICES,
+        "page": page,
+        "previous_url": _query(**base, pagina=page.previous_number) if page.has_previous else None,
+        "next_url": _query(**base, pagina=page.next_number) if page.has_next else None,
+    }
+    if _fragment(request):
+        return render(request, "rankings/_history_results.html", context)
+    return render(request, "rankings/history.html", context)
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value not in (None, "") else default
+    except ValueError:
+        return default
+
+
+@vary_on_headers("HX-Request")
+def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table.objects.select_related("host"), pk=table_id)
+    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("seat"))
+    viewer = request.user
+    if table.private and not (
+        viewer.is_authenticated and (viewer.is_staff or any(s.user_id == viewer.pk for s in seats))
+    ):
+        raise Http404(_("Esa partida no existe o es privada."))
+    if table.status not in queries.ENDED:
+        if table.status == Table.Status.CLOSED:
+            raise Http404(_("En esa mesa no se llegó a jugar."))
+        return redirect("games:table", table.pk)  # a game in progress has no page yet
+    by_seat: list[Seat | None] = [None] * 4
+    for seat in seats:
+        by_seat[seat.seat] = seat
+    changes = {c.seat: c for c in RatingChange.objects.filter(table=table)}
+    players = [
+        {"seat": n, "team": n % 2, "user": s.user if s else None, "change": changes.get(n)}
+        for n, s in enumerate(by_seat)
+    ]
+    context: dict[str, Any] = {
+        "table": table,
+        "players": players,
+        "teams": [[players[0], players[2]], [players[1], players[3]]],
+        "scores": table.scores or [0, 0],
+        "winner": table.winner_team,
+        "record_url": None,
+        "replay_error": None,
+        "hands": [],
+        "step": None,
+    }
+    record = table.record
+    if record:
+        context["record_url"] = reverse("game_record", args=[table.pk])
+        try:
+            context["hands"] = replay.hand_results(record)
+            hand_no = _int(request.GET.get("mano"), 1)
+            hand_no = max(1, min(hand_no, len(record["hands"])))
+            hand_steps = len(record["hands"][hand_no - 1].get("actions") or [])
+            step = replay.step_at(record, hand_no, _int(request.GET.get("paso"), hand_steps))
+        except (engine.RecordError, KeyError, TypeError, ValueError) as exc:
+            context["replay_error"] = str(exc)
+        else:
+            for hand in context["hands"]:
+                hand["mano_user"] = players[hand["mano"]]["user"]
+            for said in step.said:
+                said["user"] = players[said["seat"]]["user"]
+            context["step"] = step
+            context["step_players"] = [
+                {
+                    **players[s],
+                    "cards": step.hands[s],
+                    "mano": s == step.mano,
+                    "to_act": s in step.to_act,
+                }
+                for s in range(4)
+            ]
+            context["current_hand"] = context["hands"][step.hand_no - 1]
+            context["nav"] = _nav(step, [len(h.get("actions") or []) for h in record["hands"]])
+    if _fragment(request):
+        return render(request, "rankings/_replay.html", context)
+    return render(request, "rankings/game_detail.html", context)
+
+
+def _nav(step: replay.Step, lengths: list[int]) -> dict[str, Any]:
+    def url(hand: int, k: int) -> str:
+        return _query(mano=hand, paso=str(k))
+
+    n, k = step.hand_no, step.step
+    hand_total = len(lengths)
+    return {
+        "first": url(n, 0) if k > 0 else None,
+        "previous": url(n, k - 1) if k > 0 else (url(n - 1, lengths[n - 2]) if n > 1 else None),
+        "next": url(n, k + 1)
+        if k < step.steps_in_hand
+        else (url(n + 1, 0) if n < hand_total else None),
+        "last": url(n, step.steps_in_hand) if k < step.steps_in_hand else None,
+        "hands": [(h, url(h, 0)) for h in range(1, hand_total + 1)],
+        "steps": [(i, url(n, i)) for i in range(step.steps_in_hand + 1)],
+    }

@@ -1,0 +1,104 @@
+"""Ratings: one Elo ladder per mode, every change kept.
+
+- ``PlayerRating``: a player's current standing in one mode (the leaderboard reads only this).
+- ``RatedGame``: one row per game applied to the ladder. Its unique ``table`` makes rating a
+  game happen at most once; its ``id`` is the order in which games were applied, which the
+  recompute command follows to reproduce the ladder exactly.
+- ``RatingChange``: one row per player and rated game (before, after), for histories and charts.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from games.models import MODE_CHOICES
+
+from . import elo
+
+
+class PlayerRating(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    mode = models.CharField(_("modalidad"), max_length=8, choices=MODE_CHOICES)
+    rating = models.FloatField(_("puntuación"), default=elo.INITIAL_RATING)
+    games = models.PositiveIntegerField(_("partidas puntuadas"), default=0)
+    wins = models.PositiveIntegerField(_("victorias"), default=0)
+    best_rating = models.FloatField(_("mejor puntuación"), default=elo.INITIAL_RATING)
+    last_played_at = models.DateTimeField(_("última partida"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("puntuación")
+        verbose_name_plural = _("puntuaciones")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "mode"], name="one_rating_per_mode"),
+        ]
+        indexes = [
+            # The leaderboard: one mode, best first, ties by id.
+            models.Index(fields=["mode", "-rating", "id"], name="rating_ladder"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.mode} {self.rating:.0f}"
+
+    @property
+    def provisional(self) -> bool:
+        return elo.is_provisional(self.games)
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.wins / self.games if self.games else None
+
+
+class RatedGame(models.Model):
+    """The mark that a finished game has been applied to its ladder (exactly once)."""
+
+    table = models.OneToOneField("games.Table", on_delete=models.CASCADE, related_name="rating")
+    mode = models.CharField(max_length=8, choices=MODE_CHOICES)
+    winner_team = models.PositiveSmallIntegerField()
+    rated_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("partida puntuada")
+        verbose_name_plural = _("partidas puntuadas")
+
+    def __str__(self) -> str:
+        return f"#{self.table_id}"
+
+
+class RatingChange(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    table = models.ForeignKey(
+        "games.Table", on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    mode = models.CharField(max_length=8, choices=MODE_CHOICES)
+    seat = models.PositiveSmallIntegerField()
+    before = models.FloatField()
+    after = models.FloatField()
+    k = models.PositiveSmallIntegerField()
+    won = models.BooleanField()
+    played_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("cambio de puntuación")
+        verbose_name_plural = _("cambios de puntuación")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "table"], name="one_change_per_player_game"),
+            models.CheckConstraint(condition=Q(seat__gte=0, seat__lte=3), name="change_seat_0_3"),
+        ]
+        indexes = [
+            # A player's history in one mode, in the order the changes were applied.
+            models.Index(fields=["user", "mode", "-id"], name="rating_change_history"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} #{self.table_id} {self.before:.0f}→{self.after:.0f}"
+
+    @property
+    def delta(self) -> float:
+        return self.after - self.before

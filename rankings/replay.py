@@ -1,0 +1,165 @@
+"""A finished game, step by step, rebuilt on the server by replaying its record with the engine.
+
+The game page shows one step at a time (``?mano=<n>&paso=<k>``: hand n, after its k-th action,
+with every hand face up), the actions of that hand so far, and the lance results of every hand.
+Each page replays the record once up to the step, and once whole for the per-hand results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games import engine
+
+LANCE_NAMES = {
+    "grande": gettext_lazy("Grande"),
+    "chica": gettext_lazy("Chica"),
+    "pares": gettext_lazy("Pares"),
+    "juego": gettext_lazy("Juego"),
+    "punto": gettext_lazy("Punto"),
+}
+HOW_NAMES = {
+    "paso": gettext_lazy("en paso"),
+    "querido": gettext_lazy("querido"),
+    "no_querido": gettext_lazy("no querido"),
+    "sin_apuesta": gettext_lazy("sin envite: solo una pareja lleva"),
+    "ordago": gettext_lazy("órdago querido"),
+    "no_jugado": gettext_lazy("nadie lleva"),
+}
+PHASE_NAMES = {
+    "mus": gettext_lazy("Mus"),
+    "descarte": gettext_lazy("Descarte"),
+    "lance": gettext_lazy("Lances"),
+    "recuento": gettext_lazy("Recuento"),
+    "terminada": gettext_lazy("Fin de la partida"),
+    "cancelada": gettext_lazy("Partida cancelada"),
+}
+
+
+def said_label(action: dict[str, Any]) -> str:
+    act = action.get("act")
+    if act == "mus":
+        return _("¡Mus!")
+    if act == "corto":
+        return _("Corto")
+    if act == "descarte":
+        return _("Cambia %(n)s") % {"n": len(action.get("cards") or [])}
+    if act == "paso":
+        return _("Paso")
+    if act == "envido":
+        return _("Envido %(n)s") % {"n": action.get("to")}
+    if act == "ordago":
+        return _("¡Órdago!")
+    if act == "quiero":
+        return _("Quiero")
+    if act == "no_quiero":
+        return _("No quiero")
+    return str(act)
+
+
+@dataclass
+class Step:
+    hand_no: int
+    step: int
+    steps_in_hand: int
+    hands: list[list[str]]
+    said: list[dict[str, Any]]
+    scores: list[int]
+    phase: str
+    phase_label: str
+    lance: str | None
+    lance_label: str | None
+    mano: int
+    to_act: list[int]
+    bet: dict[str, Any] | None
+    lances: list[dict[str, Any]] = field(default_factory=list)
+
+
+def hand_count(record: dict[str, Any] | None) -> int:
+    return len(record.get("hands") or []) if record else 0
+
+
+def _label_said(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for i, a in enumerate(actions, 1):
+        act = a.get("act")
+        out.append(
+            {
+                "n": i,
+                "seat": a.get("seat"),
+                "team": (a.get("seat") or 0) % 2,
+                "act": act,
+                "label": said_label(a),
+                "cards": list(a.get("cards") or []),
+            }
+        )
+    return out
+
+
+def step_at(record: dict[str, Any], hand_no: int, step: int) -> Step:
+    """The game after action ``step`` of hand ``hand_no`` (both clamped into range)."""
+    hands = record["hands"]
+    hand_no = max(1, min(hand_no, len(hands)))
+    actions = hands[hand_no - 1].get("actions") or []
+    step = max(0, min(step, len(actions)))
+    if step == 0:
+        # Hand dealt, nothing said yet (no reshuffle can have happened).
+        first = {"deck": hands[hand_no - 1]["deck"], "actions": []}
+        game = engine.replay({**record, "hands": [*hands[: hand_no - 1], first]})
+    else:
+        before = sum(len(h.get("actions") or []) for h in hands[: hand_no - 1])
+        game = engine.replay({**record, "hands": hands[:hand_no]}, upto=before + step)
+    seen = engine.view(game, None)
+    lance = seen.get("lance")
+    bet = seen.get("bet")
+    return Step(
+        hand_no=hand_no,
+        step=step,
+        steps_in_hand=len(actions),
+        hands=[game.hand_codes(s) for s in range(4)],
+        said=_label_said(actions[:step]),
+        scores=list(game.scores),
+        phase=game.phase,
+        phase_label=str(PHASE_NAMES.get(game.phase, game.phase)),
+        lance=lance,
+        lance_label=str(LANCE_NAMES[lance]) if lance in LANCE_NAMES else None,
+        mano=game.mano,
+        to_act=list(game.to_act()) if game.phase not in ("recuento", "terminada") else [],
+        bet=bet,
+    )
+
+
+def hand_results(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per hand: its mano, the scores once it ended and its lances (winner, tantos, how)."""
+    result = engine.replay_result(record)
+    out = []
+    previous = [0, 0]
+    for n, hand in enumerate(result["hands"], 1):
+        lances = [
+            {
+                **entry,
+                "label": str(LANCE_NAMES.get(entry["lance"], entry["lance"])),
+                "how_label": str(HOW_NAMES.get(entry["how"], entry["how"])),
+            }
+            for entry in hand["lances"]
+        ]
+        gained = [hand["scores"][0] - previous[0], hand["scores"][1] - previous[1]]
+        previous = hand["scores"]
+        out.append(
+            {
+                "n": n,
+                "mano": hand["mano"],
+                "scores": hand["scores"],
+                "gained": gained,
+                "lances": lances,
+            }
+        )
+    return out
+
+
+def replay_summary(record: dict[str, Any]) -> dict[str, Any]:
+    return engine.replay_result(record)
