@@ -166,6 +166,12 @@ class Game:
         g._acts = self._acts[:]
         return g
 
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.mode} hand {self.hand_no} mano {self.mano} {self.phase}"
+            f"{' ' + LANCES[self._lance] if self.phase == 'lance' else ''} scores {self.scores}>"
+        )
+
     # -- read-only API ----------------------------------------------------------------------
 
     @property
