@@ -39,6 +39,9 @@ class Table(models.Model):
     # The engine's phase, kept beside the record so lists never need to replay a game.
     phase = models.CharField(_("fase"), max_length=10, default="esperando")
     version = models.PositiveIntegerField(default=0)
+    # Version at which the current step of the hand began (a discard round, a vote...): actions
+    # sent against any version since then are still meaningful (see services.act).
+    step_version = models.PositiveIntegerField(default=0)
     record = models.JSONField(null=True, blank=True)
     scores = models.JSONField(default=list, blank=True)
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)

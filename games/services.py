@@ -294,7 +294,31 @@ def _deadline_for(game: engine.Game) -> datetime | None:
     return timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS)
 
 
-def _save_game(table: Table, game: engine.Game, **extra: Any) -> None:
+def step_key(game: engine.Game | None) -> tuple[Any, ...] | None:
+    """What a player's decision depends on, besides whose turn it is.
+
+    Inside one simultaneous step (a discard round, a team's vote) the others' choices do not change
+    what a player may do, so an action sent against an earlier version of the same step is still
+    meant for this situation and is accepted; anything else (a new lance, a raise, a new hand)
+    starts a new step.
+    """
+    if game is None:
+        return None
+    info = engine.view(game, None)
+    bet = info.get("bet") or {}
+    return (
+        info["hand_no"],
+        info["phase"],
+        info["lance"],
+        bet.get("amount"),
+        bet.get("ordago"),
+        bet.get("answering_team"),
+    )
+
+
+def _save_game(
+    table: Table, game: engine.Game, previous: engine.Game | None = None, **extra: Any
+) -> None:
     """Compare-and-set the new game state into the table row."""
     fields: dict[str, Any] = {
         "record": engine.export_record(game),
@@ -307,6 +331,8 @@ def _save_game(table: Table, game: engine.Game, **extra: Any) -> None:
     if game.phase == "terminada":
         fields["status"] = Table.Status.FINISHED
         fields["finished_at"] = timezone.now()
+    if step_key(previous) != step_key(game):
+        fields["step_version"] = table.version + 1
     fields.update(extra)
     _bump(table, **fields)
     _remember((table.pk, table.version), game)
@@ -324,29 +350,41 @@ def _seat_of(table: Table, user: User) -> int:
 
 
 def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Outcome:
-    """Apply one player's action (the `action` WebSocket message) to their table."""
+    """Apply one player's action (the `action` WebSocket message) to their table.
+
+    `version` is the `v` of the state the player acted on. It may be older than the table's if
+    only other players' simultaneous choices came in since (same step, see `step_key`); then the
+    action still applies. A compare-and-set lost to such a choice is retried, so simultaneous
+    discards and votes never bounce; a lost race for the same decision gets an error.
+    """
     if type(version) is not int:
         raise ServiceError("bad_version", _("Falta la versión del estado («v») o no es un número."))
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
-        raise ServiceError("no_table", _("Esa mesa no existe."))
-    seat = _seat_of(table, user)
-    if table.status != Table.Status.PLAYING:
-        if table.status == Table.Status.OPEN:
-            raise ServiceError("not_started", _("La partida aún no ha empezado."))
-        raise ServiceError("game_over", _("La partida ya ha terminado."))
-    if version != table.version:
-        raise ServiceError(
-            "stale", _("Tu pantalla no estaba al día: aquí tienes el estado actual.")
-        )
-    act_name = payload.get("act")
-    if act_name == "repartir" and table.host_id != user.pk:
-        raise ServiceError("not_host", _("Solo el anfitrión reparte la siguiente mano."))
-    try:
-        action = engine.Action.from_dict(payload, seat=seat)
-    except engine.IllegalAction as exc:
-        raise engine_error(exc) from None
-    return apply_action(table, action)
+    for attempt in range(3):
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            raise ServiceError("no_table", _("Esa mesa no existe."))
+        seat = _seat_of(table, user)
+        if table.status != Table.Status.PLAYING:
+            if table.status == Table.Status.OPEN:
+                raise ServiceError("not_started", _("La partida aún no ha empezado."))
+            raise ServiceError("game_over", _("La partida ya ha terminado."))
+        if not table.step_version <= version <= table.version:
+            raise ServiceError(
+                "stale", _("Tu pantalla no estaba al día: aquí tienes el estado actual.")
+            )
+        act_name = payload.get("act")
+        if act_name == "repartir" and table.host_id != user.pk:
+            raise ServiceError("not_host", _("Solo el anfitrión reparte la siguiente mano."))
+        try:
+            action = engine.Action.from_dict(payload, seat=seat)
+        except engine.IllegalAction as exc:
+            raise engine_error(exc) from None
+        try:
+            return apply_action(table, action)
+        except ServiceError as exc:
+            if exc.code != "conflict" or attempt == 2:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def apply_action(table: Table, action: engine.Action) -> Outcome:
@@ -358,7 +396,7 @@ def apply_action(table: Table, action: engine.Action) -> Outcome:
     except engine.IllegalAction as exc:
         raise engine_error(exc) from None
     with transaction.atomic():
-        _save_game(table, new_game)
+        _save_game(table, new_game, game)
     _after_commit_table(table.pk, schedule=True)
     return Outcome(table.pk, table.version, new_game.phase)
 
@@ -377,7 +415,7 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
         return 0
     if not force and (table.deadline is None or table.deadline > timezone.now()):
         return 0
-    game = game_of(table)
+    game = first = game_of(table)
     if game is None:
         return 0
     away = set(table.seats.filter(reconnect_deadline__isnull=False).values_list("seat", flat=True))
@@ -406,7 +444,7 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
     if played:
         try:
             with transaction.atomic():
-                _save_game(table, game)
+                _save_game(table, game, first)
         except ServiceError:
             return 0  # somebody acted at the last moment: their action wins
         _after_commit_table(table.pk, schedule=True)

@@ -40,3 +40,17 @@ def _close_connection_pools(django_db_setup: None, django_db_blocker: object) ->
         connections["default"].close()
         if hasattr(connections["default"], "close_pool"):
             connections["default"].close_pool()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> object:
+    """A new channel-layer instance per test.
+
+    channels_redis binds its locks to the event loop that first used them; every async test has
+    its own loop, so sharing one instance across tests lets one test's timeout poison the next.
+    """
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()

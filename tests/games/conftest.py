@@ -72,11 +72,11 @@ def communicator(
     return WebsocketCommunicator(application, f"/ws/mesas/{table_id}/", headers=headers)
 
 
-async def receive(comm: WebsocketCommunicator, timeout: float = 5) -> dict[str, Any]:
+async def receive(comm: WebsocketCommunicator, timeout: float = 10) -> dict[str, Any]:
     return json.loads(await comm.receive_from(timeout=timeout))
 
 
-async def receive_state(comm: WebsocketCommunicator, timeout: float = 5) -> dict[str, Any]:
+async def receive_state(comm: WebsocketCommunicator, timeout: float = 10) -> dict[str, Any]:
     while True:
         message = await receive(comm, timeout)
         if message["type"] == "state":

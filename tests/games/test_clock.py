@@ -148,7 +148,6 @@ def test_two_concurrent_actions_for_the_same_turn_apply_exactly_once(
         t.start()
     for t in threads:
         t.join()
-    assert sorted(results)[-1] == "ok"
     assert results.count("ok") == 1
     assert {r for r in results if r != "ok"} <= {"conflict", "stale", "not_your_turn"}
     table.refresh_from_db()

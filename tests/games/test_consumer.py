@@ -216,3 +216,50 @@ async def test_a_private_table_refuses_a_socket_without_the_invitation(
     connected, code = await comm.connect()
     assert not connected
     assert code == 4403
+
+
+async def test_simultaneous_discards_sent_against_the_same_version_all_apply(
+    four_players: list[User],
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    comms = await connect_all(table, four_players)
+    states: list[dict[str, Any]] = [{}, {}, {}, {}]
+    await latest_states(comms, states, [0, 1, 2, 3])
+    for _ in range(4):  # everybody says mus, in turn
+        seat = next(i for i in range(4) if states[i]["you"]["legal"])
+        v = states[seat]["v"]
+        await comms[seat].send_to(text_data=json.dumps({"type": "action", "v": v, "act": "mus"}))
+        await wait_for_version(comms, states, v + 1)
+    assert states[0]["phase"] == "descarte"
+    v = states[0]["v"]
+    for seat in range(4):
+        cards = states[seat]["you"]["cards"][:2]
+        message = {"type": "action", "v": v, "act": "descarte", "cards": cards}
+        await comms[seat].send_to(text_data=json.dumps(message))
+    await wait_for_version(comms, states, v + 4)
+    stored = await database_sync_to_async(Table.objects.get)(pk=table.pk)
+    discards = [a for a in stored.record["hands"][0]["actions"] if a["act"] == "descarte"]
+    assert len(discards) == 4
+    assert states[0]["phase"] == "mus"
+    for comm in comms:
+        while not await comm.receive_nothing(timeout=0.05):
+            assert (await receive(comm))["type"] != "error"
+        await comm.disconnect()
+
+
+async def test_an_action_against_an_earlier_step_is_refused_as_stale(
+    four_players: list[User],
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    comm, state, _seat, comms = await _player_to_act(table, four_players)
+    await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "corto"}))
+    await asyncio.sleep(0.2)
+    # The lances have begun: an opening bet sent against the mus version is out of date.
+    await comm.send_to(
+        text_data=json.dumps({"type": "action", "v": state["v"], "act": "envido", "to": 2})
+    )
+    while (message := await receive(comm))["type"] != "error":
+        pass
+    assert message["code"] == "stale"
+    for c in comms:
+        await c.disconnect()
