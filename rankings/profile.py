@@ -46,12 +46,12 @@ def _chart_values(user: User) -> dict[str, list[float]]:
 
 
 def _totals(user: User, include_private: bool) -> dict[str, int]:
-    qs = Seat.objects.filter(user=user).annotate(team=F("seat") % 2)
+    qs = Seat.objects.filter(user=user).annotate(seat_team=F("seat") % 2)
     if not include_private:
         qs = qs.filter(table__private=False)
     finished = Q(table__status=Table.Status.FINISHED)
-    won = finished & Q(table__winner_team=F("team"))
-    lost = finished & ~Q(table__winner_team=F("team"))
+    won = finished & Q(table__winner_team=F("seat_team"))
+    lost = finished & ~Q(table__winner_team=F("seat_team"))
     ordago = Q(table__ended_by="ordago")
     return qs.aggregate(
         games=Count("pk", filter=finished),
@@ -65,10 +65,10 @@ def _totals(user: User, include_private: bool) -> dict[str, int]:
 def _partner(user: User, include_private: bool) -> dict[str, Any] | None:
     sql = f"""
         SELECT u.username, u.display_name, count(*) AS games,
-               count(*) FILTER (WHERE t.winner_team = me.seat % 2) AS wins
+               count(*) FILTER (WHERE t.winner_team = me.seat %% 2) AS wins
           FROM games_seat me
           JOIN games_table t ON t.id = me.table_id
-          JOIN games_seat p ON p.table_id = me.table_id AND p.seat = (me.seat + 2) % 4
+          JOIN games_seat p ON p.table_id = me.table_id AND p.seat = (me.seat + 2) %% 4
           JOIN accounts_user u ON u.id = p.user_id
          WHERE me.user_id = %s AND t.status = %s {"" if include_private else "AND NOT t.private"}
          GROUP BY u.id

@@ -227,15 +227,17 @@ def player_games(
         Seat.objects.filter(user=player, table__status__in=ENDED)
         .select_related("table")
         .only("seat", "table", *(f"table__{f}" for f in TABLE_FIELDS))
-        .annotate(team=F("seat") % 2)
+        .annotate(seat_team=F("seat") % 2)
         .order_by("-table__finished_at", "-table_id")
     )
     if mode:
         qs = qs.filter(table__mode=mode)
     if result == "ganadas":
-        qs = qs.filter(table__status=Table.Status.FINISHED, table__winner_team=F("team"))
+        qs = qs.filter(table__status=Table.Status.FINISHED, table__winner_team=F("seat_team"))
     elif result == "perdidas":
-        qs = qs.filter(table__status=Table.Status.FINISHED).exclude(table__winner_team=F("team"))
+        qs = qs.filter(table__status=Table.Status.FINISHED).exclude(
+            table__winner_team=F("seat_team")
+        )
     elif result == "canceladas":
         qs = qs.filter(table__status=Table.Status.CANCELLED)
     if not can_see_private(viewer, player):

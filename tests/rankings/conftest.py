@@ -19,7 +19,7 @@ from tests.games.conftest import four_players, make_user, seat_all, started_tabl
 
 __all__ = ["four_players", "make_user", "seat_all", "started_table"]
 
-_RECORDS: dict[tuple[str, int, str | None], dict[str, Any]] = {}
+_RECORDS: dict[tuple[str, int, str], dict[str, Any]] = {}
 
 
 def record_for(
@@ -32,7 +32,7 @@ def record_for(
         while True:
             seed += 1
             game, _n = play_random_game(mode, random.Random(seed))
-            if game.winner == winner and (ended_by is None or game.ended_by == ended_by):
+            if game.winner == winner and game.ended_by == ended_by:
                 _RECORDS[key] = engine.export_record(game)
                 break
     return _RECORDS[key]
@@ -46,7 +46,7 @@ def finished_game(
     mode: str = "4-reyes",
     winner: int = 0,
     *,
-    ended_by: str | None = None,
+    ended_by: str = "puntos",
     rated: bool = True,
     private: bool = False,
     practice: bool = False,

@@ -1,0 +1,111 @@
+"""Time the rankings pages against the current database (server time, in process).
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/musweb_bench python manage.py bench_pages
+
+Each page is requested --runs times (after --warmup requests) with Django's test client, which
+runs the whole middleware stack, the view and the template, without any network. Prints the
+median and 90th percentile in milliseconds and the number of SQL queries of each page.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games.models import Table
+from rankings.models import PlayerRating
+
+
+class Command(BaseCommand):
+    help = "Median server time of the leaderboard, profile, history and game pages."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--runs", type=int, default=50)
+        parser.add_argument("--warmup", type=int, default=5)
+
+    def _pick_players(self) -> tuple[str, str]:
+        ladder = PlayerRating.objects.filter(mode="4-reyes")
+        count = ladder.count()
+        if not count:
+            raise CommandError("No rated players: run seed_bench_data first.")
+        typical = ladder.order_by("games", "id").values_list("user__username", flat=True)[
+            count // 2
+        ]
+        busiest = ladder.order_by("-games", "id").values_list("user__username", flat=True)[0]
+        return typical, busiest
+
+    def handle(self, *args: Any, runs: int = 50, warmup: int = 5, **options: Any) -> None:
+        typical, busiest = self._pick_players()
+        game = (
+            Table.objects.filter(status=Table.Status.FINISHED, private=False)
+            .order_by("-finished_at")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        board = reverse("rankings:leaderboard")
+        history = reverse("game_history")
+        pages: list[tuple[str, str, dict[str, str]]] = [
+            ("leaderboard 4 reyes, page 1", f"{board}?modo=4-reyes", {}),
+            ("leaderboard 8 reyes, page 1", f"{board}?modo=8-reyes", {}),
+            (
+                "leaderboard page 100 (HTMX)",
+                f"{board}?modo=4-reyes&pagina=100",
+                {"HX-Request": "true"},
+            ),
+            (
+                "leaderboard search (HTMX)",
+                f"{board}?modo=4-reyes&q={typical[:4]}",
+                {"HX-Request": "true"},
+            ),
+            (
+                "leaderboard search, one player",
+                f"{board}?modo=4-reyes&q={typical}",
+                {"HX-Request": "true"},
+            ),
+            ("profile, typical player", reverse("accounts:profile", args=[typical]), {}),
+            ("profile, busiest player", reverse("accounts:profile", args=[busiest]), {}),
+            ("history, typical player", f"{history}?jugador={typical}", {}),
+            ("history, busiest player", f"{history}?jugador={busiest}", {}),
+            (
+                "history, busiest, won, page 3 (HTMX)",
+                f"{history}?jugador={busiest}&resultado=ganadas&pagina=3",
+                {"HX-Request": "true"},
+            ),
+            ("history, everybody", history, {}),
+        ]
+        if game:
+            pages.append(("game page with replay", reverse("game_detail", args=[game]), {}))
+        client = Client(HTTP_HOST="localhost")
+        self.stdout.write(
+            f"{PlayerRating.objects.count()} ladder rows; typical player {typical},"
+            f" busiest {busiest}; {runs} runs each"
+        )
+        self.stdout.write(f"{'page':42} {'median ms':>10} {'p90 ms':>8} {'queries':>8}")
+        for label, url, headers in pages:
+            for _ in range(warmup):
+                self._get(client, url, headers)
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                self._get(client, url, headers)
+                times.append((time.perf_counter() - t0) * 1000)
+            with CaptureQueriesContext(connection) as queries:
+                self._get(client, url, headers)
+            times.sort()
+            p90 = times[min(len(times) - 1, int(len(times) * 0.9))]
+            self.stdout.write(
+                f"{label:42} {statistics.median(times):10.1f} {p90:8.1f} {len(queries):8d}"
+            )
+
+    @staticmethod
+    def _get(client: Client, url: str, headers: dict[str, str]) -> None:
+        response = client.get(url, headers=headers)
+        if response.status_code != 200:
+            raise CommandError(f"{url} answered {response.status_code}")

@@ -1,0 +1,220 @@
+"""/partidas/: a player's games with filters, and /partidas/<id>/ with the hand-by-hand replay."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import User
+from games import engine
+from games.models import Table
+from rankings import queries
+
+from .conftest import finished_game, play_out, started_table
+
+pytestmark = pytest.mark.django_db
+
+HISTORY = reverse("game_history")
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def ids(response: object) -> list[int]:
+    return [row.table.pk for row in response.context["page"].rows]
+
+
+def test_a_players_history_lists_their_ended_games_latest_first(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    won = finished_game(four, winner=0, rate=True)
+    lost = finished_game(four, winner=1, rate=True)
+    cancelled = finished_game(four, status=Table.Status.CANCELLED)
+    started_table(players(4))  # somebody else's game in progress: never listed
+    response = client.get(HISTORY, {"jugador": four[0].username})
+    assert response.status_code == 200
+    assert ids(response) == [cancelled.pk, lost.pk, won.pk]
+    page = response.content.decode()
+    assert "Ganada" in page and "Perdida" in page and "Cancelada" in page
+    assert reverse("game_detail", args=[won.pk]) in page
+    assert "+20" in page  # the rating change of the first (equal) game
+
+
+def test_history_filters_by_mode_and_result(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    won4 = finished_game(four, "4-reyes", winner=0)
+    lost4 = finished_game(four, "4-reyes", winner=1)
+    won8 = finished_game(four, "8-reyes", winner=0)
+    cancelled = finished_game(four, "8-reyes", status=Table.Status.CANCELLED)
+    me = four[0].username
+    assert ids(client.get(HISTORY, {"jugador": me, "resultado": "ganadas"})) == [won8.pk, won4.pk]
+    assert ids(client.get(HISTORY, {"jugador": me, "resultado": "perdidas"})) == [lost4.pk]
+    assert ids(client.get(HISTORY, {"jugador": me, "resultado": "canceladas"})) == [cancelled.pk]
+    assert ids(client.get(HISTORY, {"jugador": me, "modo": "8-reyes"})) == [cancelled.pk, won8.pk]
+    # Seat 1 is on the other team: the same game is lost for them.
+    other = four[1].username
+    assert ids(client.get(HISTORY, {"jugador": other, "resultado": "ganadas"})) == [lost4.pk]
+
+
+def test_history_pages_with_htmx(client: Client, players: Callable[[int], list[User]]) -> None:
+    four = players(4)
+    games = [finished_game(four) for _ in range(queries.HISTORY_PAGE + 2)]
+    first = client.get(HISTORY, {"jugador": four[0].username})
+    assert first.context["next_url"] == f"?jugador={four[0].username}&pagina=2"
+    second = client.get(HISTORY, {"jugador": four[0].username, "pagina": 2}, **HTMX)
+    body = second.content.decode()
+    assert "<html" not in body
+    assert ids(second) == [games[1].pk, games[0].pk]
+
+
+def test_private_games_show_only_to_their_players_and_staff(
+    client: Client, players: Callable[[int], list[User]], make_user: Callable[..., User]
+) -> None:
+    four = players(4)
+    private = finished_game(four, private=True)
+    public = finished_game(four)
+    me = four[0].username
+    assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk]
+    assert client.get(reverse("game_detail", args=[private.pk])).status_code == 404
+    client.force_login(make_user("mirona"))
+    assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk]
+    assert client.get(reverse("game_detail", args=[private.pk])).status_code == 404
+    client.force_login(four[3])
+    assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk, private.pk]
+    assert client.get(reverse("game_detail", args=[private.pk])).status_code == 200
+    client.force_login(make_user("staff", is_staff=True))
+    assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk, private.pk]
+    assert client.get(reverse("game_detail", args=[private.pk])).status_code == 200
+
+
+def test_the_history_without_a_player_is_your_own_or_everybodys(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four, others = players(4), players(4)
+    mine = finished_game(four)
+    theirs = finished_game(others)
+    assert ids(client.get(HISTORY)) == [theirs.pk, mine.pk]
+    client.force_login(four[0])
+    assert ids(client.get(HISTORY)) == [mine.pk]
+    assert client.get(HISTORY, {"jugador": "nadie-con-ese-nombre"}).status_code == 404
+
+
+def test_the_game_page_shows_pairs_score_rating_changes_and_how_it_ended(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=1, rate=True)
+    response = client.get(reverse("game_detail", args=[table.pk]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    for user in four:
+        assert user.public_name in page
+    assert f"{table.scores[0]}" in page and f"{table.scores[1]}" in page
+    assert "1500 → 1520 (+20)" in page and "1500 → 1480 (−20)" in page
+    assert "Gana la pareja B" in page
+    assert reverse("game_record", args=[table.pk]) in page
+
+
+def test_the_game_page_says_when_a_game_was_won_by_ordago_or_cancelled(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    ordago = finished_game(four, winner=0, ended_by="ordago")
+    assert "con un órdago" in client.get(reverse("game_detail", args=[ordago.pk])).content.decode()
+    cancelled = finished_game(four, status=Table.Status.CANCELLED)
+    page = client.get(reverse("game_detail", args=[cancelled.pk])).content.decode()
+    assert "se canceló" in page
+
+
+def test_a_game_in_progress_has_no_page_yet(client: Client, four_players: list[User]) -> None:
+    table = started_table(four_players)
+    response = client.get(reverse("game_detail", args=[table.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("games:table", args=[table.pk])
+    assert client.get(reverse("game_detail", args=[987654])).status_code == 404
+
+
+def test_the_replay_steps_through_every_action_with_all_cards_visible(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=0)
+    record = table.record
+    url = reverse("game_detail", args=[table.pk])
+    first_hand = record["hands"][0]
+    dealt = client.get(url, {"mano": 1, "paso": 0})
+    step = dealt.context["step"]
+    assert step.step == 0 and step.said == []
+    # The deal: card i goes to seat (mano + i) % 4 (GAME-RECORD.md), every hand face up.
+    mano = record["first_mano"]
+    for seat in range(4):
+        expected = {first_hand["deck"][i] for i in range(16) if (mano + i) % 4 == seat}
+        assert set(step.hands[seat]) == expected
+    page = dealt.content.decode()
+    assert len(re.findall(r'class="card-img small"', page)) >= 16
+    # Every step of every hand replays, and the last one is the stored result.
+    for n, hand in enumerate(record["hands"], 1):
+        for k in (0, 1, len(hand["actions"])):
+            step = client.get(url, {"mano": n, "paso": k}, **HTMX).context["step"]
+            assert (step.hand_no, step.step) == (n, k)
+            assert len(step.said) == k
+    last_hand = len(record["hands"])
+    last = client.get(url, {"mano": last_hand, "paso": len(record["hands"][-1]["actions"])})
+    assert last.context["step"].scores == table.scores
+    assert last.context["step"].phase == "terminada"
+    assert last.context["nav"]["next"] is None
+    # Without parameters: the first hand, after its last action, with its lance results.
+    default = client.get(url).context
+    assert default["step"].hand_no == 1
+    assert default["step"].step == len(first_hand["actions"])
+    assert default["current_hand"]["lances"]
+    assert default["hands"][-1]["scores"] == table.scores
+
+
+def test_replay_steps_are_fragments_for_htmx_and_links_without_it(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    table = finished_game(players(4))
+    url = reverse("game_detail", args=[table.pk])
+    fragment = client.get(url, {"mano": 1, "paso": 1}, **HTMX)
+    body = fragment.content.decode()
+    assert "<html" not in body and 'hx-target="#replay"' in body
+    nav = fragment.context["nav"]
+    assert nav["previous"] == "?mano=1&paso=0" and nav["next"] == "?mano=1&paso=2"
+    assert nav["first"] == "?mano=1&paso=0"
+    # Out-of-range steps are clamped, nonsense is ignored.
+    assert client.get(url, {"mano": 999, "paso": -4}).context["step"].step == 0
+    assert client.get(url, {"mano": "x", "paso": "y"}).status_code == 200
+
+
+def test_a_game_played_through_the_site_replays_on_its_page(
+    client: Client, four_players: list[User]
+) -> None:
+    table = play_out(started_table(four_players), seed=5)
+    assert table.status == Table.Status.FINISHED
+    response = client.get(reverse("game_detail", args=[table.pk]))
+    assert response.status_code == 200
+    assert response.context["hands"][-1]["scores"] == table.scores
+
+
+def test_the_record_download_is_the_stored_record_and_replays_to_the_stored_score(
+    client: Client, players: Callable[[int], list[User]], four_players: list[User]
+) -> None:
+    for table in (
+        finished_game(players(4), "8-reyes", winner=1),
+        play_out(started_table(four_players)),
+    ):
+        response = client.get(reverse("game_record", args=[table.pk]))
+        assert response.status_code == 200
+        downloaded = json.loads(response.content)
+        assert downloaded == table.record
+        result = engine.replay_result(downloaded)
+        assert result["scores"] == table.scores
+        assert result["winner"] == table.winner_team
+        assert result["ended_by"] == table.ended_by

@@ -1,0 +1,140 @@
+"""/ranking/: one ladder per mode, paginated and searchable with HTMX."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from rankings import queries
+from rankings.models import PlayerRating
+
+from .conftest import finished_game
+
+pytestmark = pytest.mark.django_db
+
+URL = reverse("rankings:leaderboard")
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def ladder_of(users: list[User], mode: str = "4-reyes", games: int = 40) -> list[PlayerRating]:
+    """Ratings 2000, 1990, … for ``users`` in order."""
+    return [
+        PlayerRating.objects.create(
+            user=u,
+            mode=mode,
+            rating=2000 - 10 * i,
+            games=games,
+            wins=games // 2,
+            best_rating=2000 - 10 * i,
+            last_played_at=timezone.now(),
+        )
+        for i, u in enumerate(users)
+    ]
+
+
+def test_the_leaderboard_lists_rated_players_best_first(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    finished_game(four, winner=0, rate=True)
+    response = client.get(URL)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Ranking" in page and "<html" in page
+    rows = response.context["page"].rows
+    assert [r.rank for r in rows] == [1, 2, 3, 4]
+    assert {r.user_id for r in rows[:2]} == {four[0].pk, four[2].pk}
+    assert "1520" in page and "1480" in page
+    assert "100 %" in page and "0 %" in page
+
+
+def test_provisional_ratings_are_marked_and_can_be_left_out(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    a, b = players(2)
+    PlayerRating.objects.create(user=a, mode="4-reyes", rating=1600, games=5, wins=3)
+    PlayerRating.objects.create(user=b, mode="4-reyes", rating=1550, games=31, wins=20)
+    page = client.get(URL).content.decode()
+    assert "1600<abbr" in page  # the «?» of a provisional rating
+    assert "1550<abbr" not in page
+    established = client.get(URL, {"definitivos": "1"})
+    assert [r.user_id for r in established.context["page"].rows] == [b.pk]
+
+
+def test_each_mode_has_its_own_ladder(client: Client, players: Callable[[int], list[User]]) -> None:
+    a, b = players(2)
+    ladder_of([a], "4-reyes")
+    ladder_of([b], "8-reyes")
+    assert [r.user_id for r in client.get(URL).context["page"].rows] == [a.pk]
+    eight = client.get(URL, {"modo": "8-reyes"})
+    assert [r.user_id for r in eight.context["page"].rows] == [b.pk]
+    assert client.get(URL, {"modo": "nada"}).context["mode"] == "4-reyes"
+
+
+def test_banned_players_are_hidden_until_their_ban_ends(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    a, b, c = players(3)
+    ladder_of([a, b, c])
+    b.banned_at = timezone.now()
+    b.save()
+    c.banned_at = timezone.now() - timedelta(days=3)
+    c.banned_until = timezone.now() - timedelta(days=1)  # served
+    c.save()
+    rows = client.get(URL).context["page"].rows
+    assert [r.user_id for r in rows] == [a.pk, c.pk]
+    assert [r.rank for r in rows] == [1, 2]
+
+
+def test_pages_follow_each_other_and_the_fragment_swaps_in(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    users = players(queries.LEADERBOARD_PAGE + 3)
+    ladder_of(users)
+    first = client.get(URL)
+    assert len(first.context["page"].rows) == queries.LEADERBOARD_PAGE
+    assert first.context["next_url"] == "?modo=4-reyes&pagina=2"
+    second = client.get(URL, {"pagina": "2"}, **HTMX)
+    body = second.content.decode()
+    assert "<html" not in body and "<table" in body
+    assert [r.rank for r in second.context["page"].rows] == [26, 27, 28]
+    assert second.context["previous_url"] == "?modo=4-reyes&pagina=1"
+    assert second.context["next_url"] is None
+    assert second["Vary"] and "HX-Request" in second["Vary"]
+    assert client.get(URL, {"pagina": "x"}).context["page"].number == 1
+
+
+def test_search_finds_players_by_name_and_keeps_their_ladder_place(
+    client: Client, players: Callable[[int], list[User]], make_user: Callable[..., User]
+) -> None:
+    others = players(5)
+    pepa = make_user("pepa", display_name="La Pepa")
+    ladder_of([*others[:3], pepa, *others[3:]])
+    response = client.get(URL, {"q": "pep"}, **HTMX)
+    rows = response.context["page"].rows
+    assert [(r.user_id, r.rank) for r in rows] == [(pepa.pk, 4)]
+    assert "La Pepa" in response.content.decode()
+    by_display = client.get(URL, {"q": "la p"})
+    assert [r.user_id for r in by_display.context["page"].rows] == [pepa.pk]
+    nobody = client.get(URL, {"q": "zzz"}, **HTMX).content.decode()
+    assert "zzz" in nobody and "<table" not in nobody
+
+
+def test_a_history_restore_gets_the_whole_page(client: Client) -> None:
+    response = client.get(URL, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    assert "<html" in response.content.decode()
+
+
+def test_the_leaderboard_speaks_english_too(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    ladder_of(players(1))
+    response = client.get(URL, HTTP_ACCEPT_LANGUAGE="en")
+    page = response.content.decode()
+    assert "Player" in page and "Rating" in page
