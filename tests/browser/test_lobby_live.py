@@ -1,0 +1,71 @@
+"""The lobby updates itself: a table created in one browser appears in another without reloading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games.models import Table
+from tests.live import screenshot
+
+from .support import DESKTOP, PASSWORD, PHONE
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TIMEOUT = 10_000
+
+
+def sign_up(browser: Any, base_url: str, username: str, viewport: dict[str, int]) -> Any:
+    """A new visitor creates an account through the form and lands on the lobby."""
+    page = browser.new_context(viewport=viewport, locale="es-ES").new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    page.goto(f"{base_url}/cuentas/registro/")
+    page.fill('input[name="username"]', username)
+    page.fill('input[name="password1"]', PASSWORD)
+    page.fill('input[name="password2"]', PASSWORD)
+    page.locator('form[action="/cuentas/registro/"] button[type="submit"]').click()
+    page.wait_for_url(f"{base_url}/", timeout=TIMEOUT)
+    assert username in page.inner_text(".site-header")
+    return page
+
+
+def test_a_new_table_appears_in_the_lobby_without_reloading(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    host = sign_up(browser, live_site, "lucia", DESKTOP)
+    guest = sign_up(browser, live_site, "mateo", PHONE)
+
+    # The guest watches the lobby; a marker on `window` proves the page is never reloaded.
+    guest.evaluate("() => { window.sameLobbyPage = true; }")
+    assert guest.locator("li.table-card").count() == 0
+    screenshot(guest, "lobby-1-empty-phone")
+
+    host.locator('form[action="/mesas/nueva/"] button[type=submit]').click()
+    host.wait_for_url(f"{live_site}/mesas/*/", timeout=TIMEOUT)
+    table_id = int(host.url.rstrip("/").rsplit("/", 1)[1])
+    assert orm(lambda: Table.objects.get(pk=table_id).host.username) == "lucia"
+    screenshot(host, "lobby-2-host-waiting")
+
+    card = guest.locator(f'li.table-card[data-table="{table_id}"]')
+    card.wait_for(timeout=TIMEOUT)  # the lobby polls every 2 s
+    assert guest.evaluate("() => window.sameLobbyPage === true")
+    assert "lucia" in card.inner_text()
+    screenshot(guest, "lobby-3-table-appeared-phone")
+
+    card.locator("button", has_text="Sentarse").first.click()
+    guest.wait_for_url(f"{live_site}/mesas/{table_id}/", timeout=TIMEOUT)
+    assert "mateo" in guest.inner_text(".seats-big")
+
+    # The host's waiting page also polls: the guest shows up in a seat.
+    host.locator(".seats-big .seat-name", has_text="mateo").wait_for(timeout=TIMEOUT)
+    seated = orm(
+        lambda: sorted(Table.objects.get(pk=table_id).seats.values_list("seat", flat=True))
+    )
+    assert seated == [0, 1]
+    screenshot(host, "lobby-4-guest-seated-host")
+    screenshot(guest, "lobby-5-guest-seated-phone")
+
+    assert host.js_errors == [] and guest.js_errors == []
