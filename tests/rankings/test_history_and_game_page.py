@@ -218,3 +218,16 @@ def test_the_record_download_is_the_stored_record_and_replays_to_the_stored_scor
         assert result["scores"] == table.scores
         assert result["winner"] == table.winner_team
         assert result["ended_by"] == table.ended_by
+
+
+def test_the_game_page_and_history_speak_english_too(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=1, rate=True)
+    page = client.get(reverse("game_detail", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    text = page.content.decode()
+    assert "Pair B wins on points." in text and "Hand by hand" in text
+    assert "Gana la pareja" not in text
+    history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
+    assert "Lost" in history.content.decode()

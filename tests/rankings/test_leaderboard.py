@@ -137,4 +137,5 @@ def test_the_leaderboard_speaks_english_too(
     ladder_of(players(1))
     response = client.get(URL, HTTP_ACCEPT_LANGUAGE="en")
     page = response.content.decode()
-    assert "Player" in page and "Rating" in page
+    assert "Rank" in page and "Last played" in page and "Established ratings only" in page
+    assert "Puesto" not in page
