@@ -119,12 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{res['actions_per_game']:.0f} actions per game"
     )
     print(
-        f"play   (legal_actions + apply): {res['play']:>10,.0f} actions/CPU-s"
-        f"  ({res['play_wall']:,.0f}/s wall)"
+        f"play   (legal_actions + apply): {res['play']:>10,.0f} actions/s of CPU time"
+        f"  ({res['play_wall']:,.0f} actions/s wall clock)"
     )
     print(
-        f"replay (replay of the records): {res['replay']:>10,.0f} actions/CPU-s"
-        f"  ({res['replay_wall']:,.0f}/s wall)"
+        f"replay (replay of the records): {res['replay']:>10,.0f} actions/s of CPU time"
+        f"  ({res['replay_wall']:,.0f} actions/s wall clock)"
     )
     return 0
 
