@@ -53,7 +53,7 @@ def fill_with_bots(host: User, table_id: int) -> Table:
             Seat.objects.create(table=table, seat=seat, user=new_bot())
         # Games with bots never count for the ladder.
         services._bump(table, rated=False)
-    services._after_commit_table(table.pk)
+    services._after_commit_table(table)
     return table
 
 
@@ -70,16 +70,17 @@ def bot_seats(table: Table) -> set[int]:
     return set(table.seats.filter(user__is_bot=True).values_list("seat", flat=True))
 
 
-def pending_bot_seat(table: Table, game: engine.Game) -> int | None:
-    """The first bot that may act now (the host's deal counts only if the host is a bot)."""
-    bots = bot_seats(table)
+def pending_bot_seat(game: engine.Game, bots: set[int], host_seat: int | None) -> int | None:
+    """The first bot that may act now (the next deal counts only if the host is a bot)."""
     if not bots:
         return None
     if game.phase == "recuento":
-        host_seat = table.seats.filter(user_id=table.host_id).values_list("seat", flat=True)
-        seat = next(iter(host_seat), None)
-        return seat if seat in bots else None
+        return host_seat if host_seat in bots else None
     return next((s for s in game.to_act() if s in bots), None)
+
+
+def _host_seat(table: Table) -> int | None:
+    return table.seats.filter(user_id=table.host_id).values_list("seat", flat=True).first()
 
 
 def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> engine.Action:
@@ -96,7 +97,7 @@ def play_bot_turn(table_id: int, version: int) -> bool:
     game = services.game_of(table)
     if game is None:
         return False
-    seat = pending_bot_seat(table, game)
+    seat = pending_bot_seat(game, bot_seats(table), _host_seat(table))
     if seat is None:
         return False
     action = decide(game, seat)
@@ -107,15 +108,19 @@ def play_bot_turn(table_id: int, version: int) -> bool:
     return True
 
 
-def schedule_bot_turn(table_id: int) -> None:
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None or table.status != Table.Status.PLAYING:
+def schedule_bot_turn(table: Table, states: dict[str, dict[str, Any]]) -> None:
+    """After a committed change: queue the next bot's turn, if a bot is to act."""
+    if table.status != Table.Status.PLAYING:
+        return
+    seats = states["-"]["seats"]
+    bots = {info["seat"] for info in seats if info and info["bot"]}
+    if not bots:
         return
     game = services.game_of(table)
-    if game is None or pending_bot_seat(table, game) is None:
+    if game is None or pending_bot_seat(game, bots, states["-"]["host_seat"]) is None:
         return
     from .tasks import bot_turn_task
 
     bot_turn_task.apply_async(
-        args=[table_id, table.version], countdown=settings.MUS_BOT_DELAY_MS / 1000
+        args=[table.pk, table.version], countdown=settings.MUS_BOT_DELAY_MS / 1000
     )

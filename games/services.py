@@ -129,7 +129,6 @@ def create_table(
         raise ServiceError(
             "already_seated", _("Ya estás sentado en otra mesa. Levántate antes de crear una.")
         ) from None
-    _after_commit_lobby(table.pk)
     return table
 
 
@@ -197,7 +196,7 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
         except IntegrityError:
             raise ServiceError("taken", _("Ese asiento acaba de ocuparse.")) from None
         _bump(table)
-    _after_commit_table(table.pk)
+    _after_commit_table(table)
     return table
 
 
@@ -220,7 +219,7 @@ def leave_seat(user: User, table_id: int) -> Table:
                 _bump(table, host_id=nxt.user_id)
         else:
             _bump(table)
-    _after_commit_table(table.pk)
+    _after_commit_table(table)
     return table
 
 
@@ -238,7 +237,7 @@ def kick(host: User, table_id: int, seat: int) -> Table:
             raise ServiceError("kick_self", _("No puedes echarte a ti mismo: levántate."))
         target.delete()
         _bump(table)
-    _after_commit_table(table.pk)
+    _after_commit_table(table)
     return table
 
 
@@ -251,7 +250,7 @@ def close_table(host: User, table_id: int) -> Table:
             raise ServiceError("started", _("La partida ya ha empezado: no se puede cerrar."))
         table.seats.all().delete()
         _bump(table, status=Table.Status.CLOSED, phase="cerrada")
-    _after_commit_table(table.pk)
+    _after_commit_table(table)
     return table
 
 
@@ -274,7 +273,7 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
             status=Table.Status.PLAYING,
             started_at=now,
         )
-    _after_commit_table(table.pk, schedule=True)
+    _after_commit_table(table, schedule=True)
     return table
 
 
@@ -397,7 +396,7 @@ def apply_action(table: Table, action: engine.Action) -> Outcome:
         raise engine_error(exc) from None
     with transaction.atomic():
         _save_game(table, new_game, game)
-    _after_commit_table(table.pk, schedule=True)
+    _after_commit_table(table, schedule=True)
     return Outcome(table.pk, table.version, new_game.phase)
 
 
@@ -447,7 +446,7 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
                 _save_game(table, game, first)
         except ServiceError:
             return 0  # somebody acted at the last moment: their action wins
-        _after_commit_table(table.pk, schedule=True)
+        _after_commit_table(table, schedule=True)
     return played
 
 
@@ -472,7 +471,7 @@ def cancel_game(table_id: int, reason: str = "") -> bool:
         if cancelled is not None:
             _remember((table.pk, table.version), cancelled)
         Seat.objects.filter(table=table).update(active=False)
-    _after_commit_table(table.pk)
+    _after_commit_table(table)
     return True
 
 
@@ -612,47 +611,44 @@ def state_for(table: Table, user: User | None) -> dict[str, Any]:
     return build_states(table)["-" if seat is None else str(seat)]
 
 
-def broadcast(table_id: int) -> None:
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
-        return
+def broadcast(table: Table | int) -> dict[str, dict[str, Any]] | None:
+    """Send every seat its own `state`; returns the states sent."""
+    if not isinstance(table, Table):
+        table = Table.objects.filter(pk=table).first()
+        if table is None:
+            return None
+    states = build_states(table)
     layer = get_channel_layer()
-    if layer is None:  # pragma: no cover - always configured
-        return
-    async_to_sync(layer.group_send)(
-        group_name(table_id), {"type": "table.state", "states": build_states(table)}
-    )
+    if layer is not None:
+        async_to_sync(layer.group_send)(
+            group_name(table.pk), {"type": "table.state", "states": states}
+        )
+    return states
 
 
-def _after_commit_table(table_id: int, *, schedule: bool = False) -> None:
+def _after_commit_table(table: Table | int, *, schedule: bool = False) -> None:
+    """Once the change is committed: tell every browser, then start the clocks and the bots.
+
+    Works from the in-memory table the change just saved, so the commit costs no extra reads.
+    """
+
     def run() -> None:
-        broadcast(table_id)
-        if schedule:
-            _schedule_deadline(table_id)
+        states = broadcast(table)
+        if schedule and states is not None and isinstance(table, Table):
+            _schedule_deadline(table)
             from .bots import schedule_bot_turn
 
-            schedule_bot_turn(table_id)
-        _lobby_changed()
+            schedule_bot_turn(table, states)
 
     transaction.on_commit(run)
 
 
-def _after_commit_lobby(table_id: int) -> None:
-    transaction.on_commit(_lobby_changed)
-
-
-def _schedule_deadline(table_id: int) -> None:
-    table = Table.objects.filter(pk=table_id).only("version", "deadline", "status").first()
-    if table is None or table.deadline is None or table.status != Table.Status.PLAYING:
+def _schedule_deadline(table: Table) -> None:
+    if table.deadline is None or table.status != Table.Status.PLAYING:
         return
     from .tasks import turn_deadline_task
 
-    turn_deadline_task.apply_async(args=[table_id, table.version], eta=table.deadline)
-
-
-def _lobby_changed() -> None:
-    # Lobby pages poll; nothing to push. Kept as the one place to hook a push channel later.
-    return None
+    turn_deadline_task.apply_async(args=[table.pk, table.version], eta=table.deadline)
 
 
 def _game_finished(table_id: int) -> None:

@@ -22,7 +22,12 @@ pids+=($!)
   >run/celery-beat.log 2>&1 &
 pids+=($!)
 
+# DAPHNE_PROCESSES=2 starts a second daphne on PORT+1 (and so on), all sharing Redis: the
+# multi-process setup the load test measures. Put a proxy in front of them to share one port.
+for ((i = 0; i < ${DAPHNE_PROCESSES:-1}; i++)); do
+  .venv/bin/daphne -b 0.0.0.0 -p "$((PORT + i))" musweb.asgi:application &
+  pids+=($!)
+  [ "$i" -gt 0 ] && echo "  another daphne process: http://127.0.0.1:$((PORT + i))/"
+done
 echo "Barajamos: http://127.0.0.1:${PORT}/  (Celery logs in run/; Ctrl-C stops everything)"
-.venv/bin/daphne -b 0.0.0.0 -p "$PORT" musweb.asgi:application &
-pids+=($!)
 wait -n "${pids[@]}"
