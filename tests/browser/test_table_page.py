@@ -43,8 +43,13 @@ def button(page: Any, act: str) -> Any:
     return page.locator(f'#act-row button[data-act="{act}"]')
 
 
+VISIBLE_ACTS_JS = """() => [...document.querySelectorAll('#act-row button[data-act]')]
+  .filter((b) => b.offsetParent !== null).map((b) => b.dataset.act)"""
+
+
 def who_can(pages: list[Any], act: str) -> list[Any]:
-    return [p for p in pages if button(p, act).is_visible()]
+    """The pages that show the button for `act`."""
+    return [p for p in pages if act in p.evaluate(VISIBLE_ACTS_JS)]
 
 
 def click(pages: list[Any], page: Any, act: str) -> None:
@@ -103,17 +108,32 @@ def check_hidden_hands(orm: Any, pages: list[Any], players: list[User], table: T
 def test_four_players_play_a_complete_hand_through_the_ui(
     live_site: str, browser: Any, orm: Any
 ) -> None:
-    players = orm(make_players, ["ana", "bruno", "carmen", "dani"])
+    players = orm(make_players, ["ana", "bruno", "carmen", "dani", "eva"])
+    onlooker_user = players.pop()
     table = orm(started_table, players, seed=11)
     viewports = [DESKTOP, PHONE, DESKTOP, PHONE]
     pages = [
         logged_in_page(browser, live_site, orm(session_key_for, user), viewports[seat])
         for seat, user in enumerate(players)
     ]
-    for page in pages:  # the four load side by side
+    onlooker = logged_in_page(browser, live_site, orm(session_key_for, onlooker_user), PHONE)
+    for page in [*pages, onlooker]:  # they all load side by side
         page.goto(f"{live_site}/mesas/{table.pk}/", wait_until="commit")
-    for page in pages:
+    for page in [*pages, onlooker]:
         page.wait_for_selector('#mus-table[data-connected="1"][data-phase="mus"]', timeout=TIMEOUT)
+
+    # A phone never scrolls sideways.
+    for page in (pages[1], pages[3], onlooker):
+        assert page.evaluate(
+            "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+        )
+    # Somebody who is not seated watches the table without any card.
+    watching = snapshot(onlooker)
+    assert card_codes_shown(watching) == []
+    assert watching["mine"] == [["back", watching["mine"][0][1]]] * 4
+    assert watching["score"] == "Pareja A 0/40 · Pareja B 0/40"
+    assert onlooker.locator("#actions").is_hidden()
+    screenshot(onlooker, "table-1-onlooker-phone")
 
     # Seats are drawn relative to the viewer: partner on top, rivals at the sides.
     for seat, page in enumerate(pages):
@@ -209,6 +229,10 @@ def test_four_players_play_a_complete_hand_through_the_ui(
         assert shown["score"] == expected_score_line(orm, table, seat)
         screenshot(page, f"table-4-recuento-seat{seat}")
 
+    # The onlooker sees the four hands too, now that they are shown.
+    shown = snapshot(onlooker)
+    assert sorted(card_codes_shown(shown)) == sorted(c for hand in hands for c in hand)
+
     # Only the host deals the next hand.
     assert who_can(pages, "repartir") == [pages[0]]
     assert "reparte" in pages[1].inner_text("#turn-text")
@@ -218,5 +242,5 @@ def test_four_players_play_a_complete_hand_through_the_ui(
     check_hidden_hands(orm, pages, players, table)
     screenshot(pages[3], "table-5-second-hand-phone")
 
-    for page in pages:
+    for page in [*pages, onlooker]:
         assert page.js_errors == []
