@@ -483,6 +483,7 @@ def player_connected(table_id: int, user: User) -> None:
     if seat is None:
         return
     was_away = seat.reconnect_deadline is not None
+    first = seat.connections == 0
     Seat.objects.filter(pk=seat.pk).update(
         connections=F("connections") + 1, disconnected_at=None, reconnect_deadline=None
     )
@@ -491,7 +492,8 @@ def player_connected(table_id: int, user: User) -> None:
         Table.objects.filter(
             pk=table_id, status=Table.Status.PLAYING, deadline__lt=timezone.now()
         ).update(deadline=timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS))
-        broadcast(table_id)
+    if was_away or first:
+        broadcast(table_id)  # the others see the seat connected again
 
 
 def player_disconnected(table_id: int, user: User) -> None:
@@ -566,6 +568,8 @@ def build_states(table: Table) -> dict[str, dict[str, Any]]:
         "host_seat": host_seat,
         "deadline": table.deadline.isoformat().replace("+00:00", "Z") if table.deadline else None,
         "turn_seconds": settings.MUS_TURN_SECONDS,
+        # The server's clock, so browsers with a wrong clock still count deadlines down right.
+        "now": timezone.now().isoformat().replace("+00:00", "Z"),
         "record_url": (
             reverse("game_record", args=[table.pk])
             if table.status in (Table.Status.FINISHED, Table.Status.CANCELLED) and table.record

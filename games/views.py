@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import bots, presence, services
+from . import bots, chat, presence, services
 from .models import MODE_CHOICES, Seat, Table
 
 
@@ -103,6 +103,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         else None,
         "ws_path": f"/ws/mesas/{table.pk}/",
         "turn_seconds": settings.MUS_TURN_SECONDS,
+        "quick_phrases": [str(p) for p in chat.QUICK_PHRASES],
     }
     if table.status != Table.Status.OPEN:
         # The live table draws cards in JavaScript: give it every card's image and name (in the

@@ -457,7 +457,7 @@
         s.ended_by === "ordago" ? `${T.byOrdago} ${fmt(T.byPoints, { score })}` : fmt(T.byPoints, { score });
     } else if (s.phase === "cancelada") {
       $("result-title").textContent = T.cancelled;
-      if (cancelAt === null) cancelAt = Date.now() + REDIRECT_SECONDS * 1000;
+      if (cancelAt === null) cancelAt = Date.now() + skew + REDIRECT_SECONDS * 1000;
       tick();
     }
   }
@@ -482,8 +482,11 @@
     log.scrollTop = log.scrollHeight;
   }
 
+  let skew = 0; // server clock minus browser clock, from each state's `now`
   function render(s) {
     if (!s) return;
+    const serverNow = s.now ? Date.parse(s.now) : NaN;
+    if (Number.isFinite(serverNow)) skew = serverNow - Date.now();
     state = s;
     pending = false;
     clearTimeout(pendingTimer);
@@ -506,7 +509,7 @@
   // -- clocks ---------------------------------------------------------------------------------
   function tick() {
     if (!state) return;
-    const now = Date.now();
+    const now = Date.now() + skew;
     const total = state.turn_seconds || 30;
     const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
     const left = Number.isFinite(deadline) ? Math.max(0, (deadline - now) / 1000) : null;
@@ -630,6 +633,11 @@
         render(msg);
       } else if (msg.type === "error") {
         toast(msg.message || msg.code);
+      } else if (msg.type === "chat") {
+        addChat(msg);
+      } else if (msg.type === "chat_history") {
+        $("chat-log").replaceChildren();
+        for (const line of msg.messages || []) addChat(line);
       }
     });
     socket.addEventListener("close", (event) => {
@@ -649,6 +657,49 @@
       const delay = Math.min(10000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
       retries += 1;
       retryTimer = setTimeout(connect, delay);
+    });
+  }
+
+  // -- chat: plain text only, always through textContent ------------------------------------
+  function addChat(line) {
+    const log = $("chat-log");
+    if (!log || (line.id && log.querySelector(`[data-id="${Number(line.id)}"]`))) return;
+    const item = document.createElement("li");
+    if (line.id) item.dataset.id = String(Number(line.id));
+    if (typeof line.seat === "number" && state && state.you) {
+      item.classList.add(line.seat % 2 === state.you.seat % 2 ? "ours" : "theirs");
+    }
+    const who = document.createElement("strong");
+    who.textContent = String(line.name || "");
+    const text = document.createElement("span");
+    text.textContent = ` ${String(line.text || "")}`;
+    item.append(who, text);
+    log.append(item);
+    while (log.children.length > 100) log.firstElementChild.remove();
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function sendChat(text) {
+    const clean = String(text || "").trim();
+    if (!clean) return false;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      toast(T.offline);
+      return false;
+    }
+    ws.send(JSON.stringify({ type: "chat", text: clean.slice(0, 300) }));
+    return true;
+  }
+
+  const chatForm = $("chat-form");
+  if (chatForm) {
+    chatForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = $("chat-input");
+      if (sendChat(input.value)) input.value = "";
+    });
+    $("quick-phrases").addEventListener("click", (event) => {
+      const btn = event.target.closest("button[data-phrase]");
+      if (btn) sendChat(btn.dataset.phrase);
     });
   }
 
