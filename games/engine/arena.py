@@ -129,9 +129,19 @@ def game_setup(i: int, mode: str, seed: int) -> tuple[str, int, int, str]:
 
 
 def play_game(
-    a: str, b: str, i: int, mode: str, seed: int, timings: dict[str, list[float]] | None = None
+    a: str,
+    b: str,
+    i: int,
+    mode: str,
+    seed: int,
+    timings: dict[str, list[float]] | None = None,
+    cpu_timings: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
-    """Game ``i`` of matchup a:b; returns who won (``a_won`` None if unfinished)."""
+    """Game ``i`` of matchup a:b; returns who won (``a_won`` None if unfinished).
+
+    ``timings`` / ``cpu_timings`` collect each decision's wall-clock / process CPU seconds
+    by player kind.
+    """
     mode, a_team, first_mano, deal_seed = game_setup(i, mode, seed)
     deal_rng = random.Random(deal_seed)
     kinds = [a if s & 1 == a_team else b for s in range(4)]
@@ -139,15 +149,17 @@ def play_game(
     rngs = [random.Random(f"{seed}:{i}:{s}") for s in range(4)]
     g = new_game(mode, first_mano, deal_rng)
     n = 0
-    perf = time.perf_counter
+    perf, cpu = time.perf_counter, time.process_time
     while g.phase not in ("terminada", "cancelada") and n < MAX_ACTIONS:
         seat = g.to_act()[0]
         v = view(g, seat)
-        t0 = perf()
+        c0, t0 = cpu(), perf()
         action = players[seat](v, rngs[seat])
-        dt = perf() - t0
+        t1, c1 = perf(), cpu()
         if timings is not None:
-            timings.setdefault(kinds[seat], []).append(dt)
+            timings.setdefault(kinds[seat], []).append(t1 - t0)
+        if cpu_timings is not None:
+            cpu_timings.setdefault(kinds[seat], []).append(c1 - c0)
         g = apply(g, action, deal_rng)
         n += 1
     winner = g.winner
@@ -161,11 +173,12 @@ def play_game(
     }
 
 
-def _run_chunk(args: tuple[str, str, list[int], str, int]) -> tuple[list[dict], dict]:
+def _run_chunk(args: tuple[str, str, list[int], str, int]) -> tuple[list[dict], dict, dict]:
     a, b, indexes, mode, seed = args
     timings: dict[str, list[float]] = {}
-    results = [play_game(a, b, i, mode, seed, timings) for i in indexes]
-    return results, timings
+    cpu_timings: dict[str, list[float]] = {}
+    results = [play_game(a, b, i, mode, seed, timings, cpu_timings) for i in indexes]
+    return results, timings, cpu_timings
 
 
 def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1) -> dict[str, Any]:
@@ -179,10 +192,13 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
         parts = [_run_chunk((a, b, indexes, mode, seed))]
     results: list[dict] = []
     timings: dict[str, list[float]] = {}
-    for res, tim in parts:
+    cpu_timings: dict[str, list[float]] = {}
+    for res, tim, cpu in parts:
         results.extend(res)
         for k, lst in tim.items():
             timings.setdefault(k, []).extend(lst)
+        for k, lst in cpu.items():
+            cpu_timings.setdefault(k, []).extend(lst)
     wins = sum(1 for r in results if r["a_won"])
     finished = sum(1 for r in results if r["a_won"] is not None)
     return {
@@ -196,6 +212,7 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
         "hands": statistics.mean(r["hands"] for r in results) if results else 0.0,
         "ordago": sum(r["ordago"] for r in results) / games if games else 0.0,
         "timings": timings,
+        "cpu_timings": cpu_timings,
         "results": results,
     }
 
@@ -233,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         f" {'hands/game':>10} {'órdago end':>10}"
     )
     all_times: dict[str, list[float]] = {}
+    all_cpu: dict[str, list[float]] = {}
     for m in matchups:
         a, b = m.split(":")
         r = run_matchup(a, b, args.games, args.mode, args.seed, args.jobs)
@@ -246,10 +264,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         for k, lst in r["timings"].items():
             all_times.setdefault(k, []).extend(lst)
-    print("decision time per player kind (ms): median / p99 / decisions")
+        for k, lst in r["cpu_timings"].items():
+            all_cpu.setdefault(k, []).extend(lst)
+    print("decision time per player kind, ms (wall clock, then process CPU time):")
+    print(
+        f"  {'player':<9} {'median':>8} {'p99':>8} {'max':>8}   {'median':>8} {'p99':>8}  decisions"
+    )
     for k, lst in sorted(all_times.items()):
         med, p99, n = time_stats(lst)
-        print(f"  {k:<9} {med:8.3f} / {p99:8.3f} / {n}")
+        cmed, cp99, _n = time_stats(all_cpu[k])
+        top, ctop = max(lst) * 1000, max(all_cpu[k]) * 1000
+        print(
+            f"  {k:<9} {med:8.3f} {p99:8.3f} {top:8.2f}   {cmed:8.3f} {cp99:8.3f} {ctop:8.2f}  {n}"
+        )
     return 0
 
 
