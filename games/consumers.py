@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils.translation import gettext as _
 from django.utils.translation import override
@@ -18,6 +18,16 @@ from . import chat, services
 from .models import Table
 
 MAX_MESSAGE_BYTES = 4096
+
+
+def database_sync_to_async(fn: Any) -> Any:
+    """Run ORM code in the thread pool, not in the one shared sync thread.
+
+    Channels' default (`thread_sensitive=True`) funnels every consumer's database work through a
+    single thread, so each database round trip waits for all the others. Consumers share no
+    per-thread state and connections come from psycopg's pool, so they can overlap.
+    """
+    return DatabaseSyncToAsync(fn, thread_sensitive=False)
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
 
 
@@ -153,3 +163,9 @@ class TableConsumer(AsyncWebsocketConsumer):
                 break
         self.seat_key = key
         await self.send(text_data=json.dumps(states[key]))
+
+    async def user_banned(self, event: dict[str, Any]) -> None:
+        """A moderator banned a player (accounts.moderation.ban): close that player's socket."""
+        user = self.scope.get("user")
+        if user is not None and user.pk == event.get("user_id"):
+            await self.close(code=4403)

@@ -112,11 +112,13 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
     acting: asyncio.Task[None] | None = None
     latest: dict[str, Any] = {}
 
-    async def act_later(state: dict[str, Any]) -> None:
+    async def act_later() -> None:
         nonlocal pending
         await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
-        if latest.get("v") != state["v"] or time.monotonic() >= stop_at:
-            return  # the table moved on while we were thinking: decide on the new state
+        # Decide on the newest state: the table may have moved on while we were thinking.
+        state = latest
+        if time.monotonic() >= stop_at or not (state.get("you") or {}).get("legal"):
+            return
         action = bot.decide(state, rng).to_dict()
         action.pop("seat", None)
         pending = (state["v"], time.monotonic())
@@ -149,7 +151,7 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
                 continue
             you = message.get("you") or {}
             if you.get("legal") and pending is None and (acting is None or acting.done()):
-                acting = asyncio.create_task(act_later(message))
+                acting = asyncio.create_task(act_later())
     except Exception:
         stats.disconnects += 1
     finally:
