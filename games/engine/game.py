@@ -289,7 +289,9 @@ class Game:
             voters = self._voters
             if seat not in voters:
                 raise self._not_your_turn(seat)
-            if act == "envido":
+            if act == "quiero" or act == "no_quiero":
+                pass
+            elif act == "envido":
                 if self._ordago:
                     raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
                 if not self._bet_amt < to <= MAX_BET:
@@ -301,7 +303,7 @@ class Game:
             elif act == "ordago":
                 if self._ordago:
                     raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
-            elif act != "quiero" and act != "no_quiero":
+            else:
                 raise self._not_now(act)
             voters.remove(seat)
             self._votes.append((seat, act, to))
@@ -323,7 +325,7 @@ class Game:
             else:
                 raise self._not_now(act)
         elif phase == "descarte":
-            if self._cur_disc[seat] is not None:
+            if not 0 <= seat <= 3 or self._cur_disc[seat] is not None:
                 raise _err("not_your_turn", f"Seat {seat} has already discarded this round.")
             if act != "descarte":
                 raise self._not_now(act)
@@ -544,11 +546,14 @@ class Game:
                 continue
             if winner is None:  # en paso or querido: the cards decide; ties to the earlier
                 field = _STRENGTH_FIELD[lance]
-                best = order[0]
-                top = evals[best][field]
-                for s in order[1:]:
-                    if evals[s][field] > top:
-                        best, top = s, evals[s][field]
+                s0, s1, s2, s3 = order
+                best, top = s0, evals[s0][field]
+                if evals[s1][field] > top:  # strictly better: a tie stays with the earlier
+                    best, top = s1, evals[s1][field]
+                if evals[s2][field] > top:
+                    best, top = s2, evals[s2][field]
+                if evals[s3][field] > top:
+                    best = s3
                 winner = best & 1
             if lance == PARES:
                 bonus = evals[winner].pares_value + evals[winner + 2].pares_value

@@ -165,7 +165,9 @@ def replay(record: Any, upto: int | None = None) -> Game:
                 act, arity = _ACT_INFO[a["act"]]
             except (KeyError, TypeError):
                 raise _bad_action(hi, ai, a) from None
-            if type(seat) is not int or not 0 <= seat <= 3 or len(a) != arity:
+            # (A seat of the wrong number is refused by the state machine, which compares it
+            # with the seats that may act; a bool would compare equal to 0 or 1, hence the type.)
+            if type(seat) is not int or len(a) != arity:
                 raise _bad_action(hi, ai, a)
             if arity == 2:
                 to = cards = None
