@@ -18,11 +18,26 @@ def enqueue_rating(sender: object, table_id: int, **kwargs: object) -> None:
         log.exception("could not enqueue the rating of table %s", table_id)
 
 
+def user_saved(
+    sender: object, instance: object, update_fields: object = None, **kwargs: object
+) -> None:
+    from .models import PlayerRating
+
+    if update_fields is not None and not set(PlayerRating.PLAYER_FIELDS) & set(update_fields):
+        return  # e.g. last_login on every log-in
+    from .services import refresh_player
+
+    refresh_player(instance)
+
+
 class RankingsConfig(AppConfig):
     name = "rankings"
     verbose_name = _("Clasificaciones")
 
     def ready(self) -> None:
+        from django.db.models.signals import post_save
+
+        from accounts.models import User
         from accounts.profile import register_profile_context
         from games.signals import game_finished
 
@@ -30,3 +45,4 @@ class RankingsConfig(AppConfig):
 
         game_finished.connect(enqueue_rating, dispatch_uid="rankings.enqueue_rating")
         register_profile_context(profile_provider)
+        post_save.connect(user_saved, sender=User, dispatch_uid="rankings.user_saved")

@@ -24,8 +24,8 @@ from accounts.models import User
 from games import engine
 from games.models import Seat, Table
 
-from . import elo
-from .models import PlayerRating, RatedGame, RatingChange
+from . import elo, services
+from .models import FOREVER, PlayerRating, RatedGame, RatingBucket, RatingChange
 
 NAMES = [
     "maite",
@@ -263,7 +263,7 @@ def seed(
         if superuser:
             # Skip the per-row foreign-key triggers: the generated data is consistent by design.
             cursor.execute("SET session_replication_role = replica")
-    bulky = [Table, Seat, RatedGame, RatingChange, PlayerRating]
+    bulky = [Table, Seat, RatedGame, RatingChange, PlayerRating, RatingBucket]
     try:
         with indexes_dropped(bulky) if games >= 100_000 else nullcontext():
             stats = _seed(rng, players, games, days, chunk, now, log)
@@ -273,7 +273,7 @@ def seed(
             with connection.cursor() as cursor:
                 cursor.execute("SET session_replication_role = DEFAULT")
     with connection.cursor() as cursor:
-        for model in (User, Table, Seat, PlayerRating, RatedGame, RatingChange):
+        for model in (User, Table, Seat, PlayerRating, RatedGame, RatingChange, RatingBucket):
             cursor.execute(f"ANALYZE {model._meta.db_table}")
     stats["seconds"] = round(time.perf_counter() - started, 1)
     return stats
@@ -297,12 +297,14 @@ def _seed(
         ["id", "password", "username", "display_name", "date_joined", "banned_at", "is_active"],
     )
     lines = []
+    keys: list[tuple[str, str]] = []
     banned = 0
     joined = now - timedelta(days=days + 30)
     for i, uid in enumerate(user_ids):
         name = f"{NAMES[i % len(NAMES)]}{uid}"
         display = f"{name.capitalize()}" if i % 3 == 0 else ""
         ban = rng.random() < 0.002
+        keys.append((name.lower(), display.lower(), FOREVER.isoformat() if ban else r"\N"))
         banned += ban
         lines.append(
             users.line(
@@ -469,17 +471,38 @@ def _seed(
         log(f"{done} games ({rate:,.0f}/s)")
     standings = Copier(
         PlayerRating,
-        ["user_id", "mode", "rating", "games", "wins", "best_rating", "last_played_at"],
+        [
+            "user_id",
+            "mode",
+            "rating",
+            "games",
+            "wins",
+            "best_rating",
+            "last_played_at",
+            "username_key",
+            "display_key",
+            "hidden_until",
+        ],
     )
     with transaction.atomic():
         _reset_sequence(Table)
         _reset_sequence(RatedGame)
         standings.copy(
             [
-                standings.line(str(u), m, repr(r[0]), str(r[1]), str(r[2]), repr(r[3]), r[4])
+                standings.line(
+                    str(u),
+                    m,
+                    repr(r[0]),
+                    str(r[1]),
+                    str(r[2]),
+                    repr(r[3]),
+                    r[4],
+                    *keys[u - first_user],
+                )
                 for (u, m), r in ratings.items()
             ]
         )
+        services.rebuild_buckets()
     return {
         "players": n_players,
         "banned": banned,

@@ -27,6 +27,9 @@ def rating_chart(
 ) -> dict[str, Any]:
     """Geometry for a line chart of ``values`` (oldest first): polyline points, grid, labels.
 
+    Coordinates are strings with a decimal point: a template would localise floats (a Spanish
+    page writes «12,5», which is not SVG).
+
     Returns ``{"points": "x,y …", "grid": [{"y", "label"}], "last": {"x", "y"}, …}``, or
     ``{"empty": True}`` with fewer than two values.
     """
@@ -51,7 +54,7 @@ def rating_chart(
 
     points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
     grid = [
-        {"y": round(y(level), 1), "label": int(level)}
+        {"y": f"{y(level):.1f}", "label": int(level)}
         for level in range(int(low), int(high) + 1, step)
     ]
     return {
@@ -64,7 +67,7 @@ def rating_chart(
         "label_x": PAD_LEFT - 4,
         "points": points,
         "grid": grid,
-        "last": {"x": round(x(n - 1), 1), "y": round(y(values[-1]), 1)},
+        "last": {"x": f"{x(n - 1):.1f}", "y": f"{y(values[-1]):.1f}"},
         "count": n - 1,
         "first": round(values[0]),
         "final": round(values[-1]),

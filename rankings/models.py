@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -17,6 +19,9 @@ from django.utils.translation import gettext_lazy as _
 from games.models import MODE_CHOICES
 
 from . import elo
+
+#: ``hidden_until`` of a player hidden for good (a ban without end, a deactivated account).
+FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
 class PlayerRating(models.Model):
@@ -29,6 +34,14 @@ class PlayerRating(models.Model):
     wins = models.PositiveIntegerField(_("victorias"), default=0)
     best_rating = models.FloatField(_("mejor puntuación"), default=elo.INITIAL_RATING)
     last_played_at = models.DateTimeField(_("última partida"), null=True, blank=True)
+    # The player's names in lower case, for the leaderboard's prefix search by index (kept up to
+    # date when a game is rated and when the player's account is saved).
+    username_key = models.CharField(max_length=150, blank=True, default="")
+    display_key = models.CharField(max_length=40, blank=True, default="")
+    # Mirrors the account: NULL while the player may be shown on leaderboards; the end of their
+    # ban (FOREVER for a ban without end or a deactivated account) otherwise. Kept by a post_save
+    # receiver on the user, so leaderboards never join the users table to filter.
+    hidden_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("puntuación")
@@ -38,7 +51,27 @@ class PlayerRating(models.Model):
         ]
         indexes = [
             # The leaderboard: one mode, best first, ties by id.
-            models.Index(fields=["mode", "-rating", "id"], name="rating_ladder"),
+            # (Games included so that counting the players above a rating reads the index only.)
+            models.Index(
+                fields=["mode", "-rating", "id"],
+                name="rating_ladder_games",
+                include=["games", "hidden_until"],
+            ),
+            models.Index(
+                fields=["mode", "rating"],
+                name="rating_hidden_players",
+                condition=Q(hidden_until__isnull=False),
+            ),
+            models.Index(
+                fields=["username_key"],
+                name="rating_username_search",
+                opclasses=["varchar_pattern_ops"],
+            ),
+            models.Index(
+                fields=["display_key"],
+                name="rating_display_search",
+                opclasses=["varchar_pattern_ops"],
+            ),
         ]
 
     def __str__(self) -> str:
@@ -48,9 +81,52 @@ class PlayerRating(models.Model):
     def provisional(self) -> bool:
         return elo.is_provisional(self.games)
 
+    @staticmethod
+    def player_fields(
+        username: str,
+        display_name: str,
+        is_active: bool = True,
+        banned_at: datetime | None = None,
+        banned_until: datetime | None = None,
+    ) -> dict[str, object]:
+        """The columns copied from the player's account (names for search, visibility)."""
+        if not is_active:
+            hidden = FOREVER
+        elif banned_at is not None:
+            hidden = banned_until or FOREVER
+        else:
+            hidden = None
+        return {
+            "username_key": username.lower(),
+            "display_key": (display_name or "").lower(),
+            "hidden_until": hidden,
+        }
+
+    PLAYER_FIELDS = ("username", "display_name", "is_active", "banned_at", "banned_until")
+
     @property
     def win_rate(self) -> float | None:
         return self.wins / self.games if self.games else None
+
+
+class RatingBucket(models.Model):
+    """How many players of a ladder have a rating in [bucket, bucket + 1).
+
+    Kept in the same transaction as the ratings, so that a player's place on the ladder is the
+    sum of the buckets above plus a short index scan inside their own bucket, instead of counting
+    up to 100,000 rows.
+    """
+
+    mode = models.CharField(max_length=8, choices=MODE_CHOICES)
+    bucket = models.IntegerField()
+    players = models.IntegerField(default=0)
+    established = models.IntegerField(default=0)  # of them, with 30 rated games or more
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["mode", "bucket"], name="one_bucket")]
+
+    def __str__(self) -> str:
+        return f"{self.mode} {self.bucket}: {self.players}"
 
 
 class RatedGame(models.Model):

@@ -9,19 +9,18 @@ the include templates ``rankings/_profile_ratings.html`` and ``rankings/_profile
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import Count, F, Q, Window
-from django.db.models.functions import RowNumber
 from django.http import HttpRequest
 from django.urls import reverse
 
 from accounts.models import User
-from games.models import MODE_CHOICES, Seat, Table
+from games.models import MODE_CHOICES, Table
 
 from . import charts, elo
-from .models import PlayerRating, RatingChange
-from .queries import can_see_private, player_games
+from .models import PlayerRating
+from .queries import can_see_private, player_games, profile_url
 
 CHART_POINTS = 120
 RECENT_GAMES = 10
@@ -29,65 +28,89 @@ RECENT_GAMES = 10
 
 def _chart_values(user: User) -> dict[str, list[float]]:
     """Per mode, the ratings after each of the last CHART_POINTS games (oldest first)."""
-    ranked = (
-        RatingChange.objects.filter(user=user)
-        .annotate(n=Window(RowNumber(), partition_by=F("mode"), order_by=F("id").desc()))
-        .filter(n__lte=CHART_POINTS)
-        .values_list("mode", "before", "after", "n")
-        .order_by("mode", "-n")
-    )
+    sql = """
+        SELECT mode, before, after FROM (
+            SELECT mode, before, after, id,
+                   row_number() OVER (PARTITION BY mode ORDER BY id DESC) AS n
+              FROM rankings_ratingchange WHERE user_id = %s
+        ) latest
+         WHERE n <= %s
+         ORDER BY mode, id
+    """
     values: dict[str, list[float]] = {}
-    for mode, before, after, _n in ranked:
-        series = values.setdefault(mode, [])
-        if not series:
-            series.append(before)
-        series.append(after)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user.pk, CHART_POINTS])
+        for mode, before, after in cursor.fetchall():
+            series = values.setdefault(mode, [])
+            if not series:
+                series.append(before)
+            series.append(after)
     return values
 
 
-def _totals(user: User, include_private: bool) -> dict[str, int]:
-    qs = Seat.objects.filter(user=user).annotate(seat_team=F("seat") % 2)
-    if not include_private:
-        qs = qs.filter(table__private=False)
-    finished = Q(table__status=Table.Status.FINISHED)
-    won = finished & Q(table__winner_team=F("seat_team"))
-    lost = finished & ~Q(table__winner_team=F("seat_team"))
-    ordago = Q(table__ended_by="ordago")
-    return qs.aggregate(
-        games=Count("pk", filter=finished),
-        wins=Count("pk", filter=won),
-        cancelled=Count("pk", filter=Q(table__status=Table.Status.CANCELLED)),
-        ordagos_won=Count("pk", filter=won & ordago),
-        ordagos_lost=Count("pk", filter=lost & ordago),
-    )
-
-
-def _partner(user: User, include_private: bool) -> dict[str, Any] | None:
+def _totals_and_partner(user: User, include_private: bool) -> tuple[dict[str, Any], dict | None]:
+    """Games, wins, cancellations, órdagos and the most frequent partner: one query."""
     sql = f"""
-        SELECT u.username, u.display_name, count(*) AS games,
-               count(*) FILTER (WHERE t.winner_team = me.seat %% 2) AS wins
-          FROM games_seat me
-          JOIN games_table t ON t.id = me.table_id
-          JOIN games_seat p ON p.table_id = me.table_id AND p.seat = (me.seat + 2) %% 4
-          JOIN accounts_user u ON u.id = p.user_id
-         WHERE me.user_id = %s AND t.status = %s {"" if include_private else "AND NOT t.private"}
-         GROUP BY u.id
-         ORDER BY games DESC, wins DESC, u.id
-         LIMIT 1
+        WITH mine AS (
+            SELECT me.table_id, me.seat, t.status, t.winner_team, t.ended_by
+              FROM games_seat me JOIN games_table t ON t.id = me.table_id
+             WHERE me.user_id = %(user)s AND t.status IN (%(finished)s, %(cancelled)s)
+                   {"" if include_private else "AND NOT t.private"}
+        ),
+        totals AS (
+            SELECT count(*) FILTER (WHERE status = %(finished)s) AS games,
+                   count(*) FILTER (WHERE status = %(finished)s
+                                      AND winner_team = seat %% 2) AS wins,
+                   count(*) FILTER (WHERE status = %(cancelled)s) AS cancelled,
+                   count(*) FILTER (WHERE status = %(finished)s AND ended_by = 'ordago'
+                                      AND winner_team = seat %% 2) AS ordagos_won,
+                   count(*) FILTER (WHERE status = %(finished)s AND ended_by = 'ordago'
+                                      AND winner_team <> seat %% 2) AS ordagos_lost
+              FROM mine
+        ),
+        partner AS (
+            SELECT p.user_id, count(*) AS games,
+                   count(*) FILTER (WHERE m.winner_team = m.seat %% 2) AS wins
+              FROM mine m
+              JOIN games_seat p ON p.table_id = m.table_id AND p.seat = (m.seat + 2) %% 4
+             WHERE m.status = %(finished)s
+             GROUP BY p.user_id
+             ORDER BY games DESC, wins DESC, p.user_id
+             LIMIT 1
+        )
+        SELECT totals.*, u.username, u.display_name, partner.games, partner.wins
+          FROM totals
+          LEFT JOIN partner ON TRUE
+          LEFT JOIN accounts_user u ON u.id = partner.user_id
     """
+    params = {
+        "user": user.pk,
+        "finished": Table.Status.FINISHED,
+        "cancelled": Table.Status.CANCELLED,
+    }
     with connection.cursor() as cursor:
-        cursor.execute(sql, [user.pk, Table.Status.FINISHED])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    username, display_name, games, wins = row
-    return {
-        "username": username,
-        "public_name": display_name or username,
-        "url": reverse("accounts:profile", args=[username]),
+        cursor.execute(sql, params)
+        games, wins, cancelled, won, lost, username, display, with_games, with_wins = (
+            cursor.fetchone()
+        )
+    totals = {
         "games": games,
         "wins": wins,
+        "cancelled": cancelled,
+        "ordagos_won": won,
+        "ordagos_lost": lost,
+        "win_rate": wins / games if games else None,
     }
+    partner = None
+    if username is not None:
+        partner = {
+            "username": username,
+            "public_name": display or username,
+            "url": profile_url(username),
+            "games": with_games,
+            "wins": with_wins,
+        }
+    return totals, partner
 
 
 def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
@@ -114,17 +137,18 @@ def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
                 "ladder_url": reverse("rankings:leaderboard") + f"?modo={mode}",
             }
         )
-    totals = _totals(user, include_private)
-    totals["win_rate"] = totals["wins"] / totals["games"] if totals["games"] else None
+    totals, partner = _totals_and_partner(user, include_private)
     recent = player_games(user, viewer, page=1, per_page=RECENT_GAMES)
     return {
         "rankings_player": user,
         "rankings_modes": modes,
         "rankings_totals": totals,
-        "rankings_partner": _partner(user, include_private),
+        "rankings_partner": partner,
         "rankings_recent": recent.rows,
         "rankings_more_games": recent.has_next,
-        "rankings_history_url": reverse("game_history") + f"?jugador={user.username}",
+        "rankings_history_url": reverse("game_history")
+        + "?"
+        + urlencode({"jugador": user.username}),
     }
 
 

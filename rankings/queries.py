@@ -6,17 +6,23 @@ a 100,000-row ladder on every page view).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import MODE_CHOICES, Seat, Table
+from games.models import MODE_CHOICES, Table
 
-from .models import PlayerRating, RatingChange
+from . import elo
+from .models import PlayerRating
 
 MODES = [m for m, _label in MODE_CHOICES]
 DEFAULT_MODE = "4-reyes"
@@ -27,6 +33,24 @@ SEARCH_MAX = 40
 RESULTS = ("ganadas", "perdidas", "canceladas")
 ENDED = (Table.Status.FINISHED, Table.Status.CANCELLED)
 USER_FIELDS = ("id", "username", "display_name", "is_bot")
+
+
+@lru_cache(maxsize=1)
+def _url_patterns() -> tuple[str, str]:
+    # Reversed once: a page of rows would otherwise reverse a hundred URLs.
+    return reverse("accounts:profile", args=["~u~"]), reverse("game_detail", args=[987654321])
+
+
+def profile_url(username: str) -> str:
+    return _url_patterns()[0].replace("~u~", quote(username, safe="@+-_."))
+
+
+def game_url(table_id: int) -> str:
+    return _url_patterns()[1].replace("987654321", str(table_id))
+
+
+def player_link(user: Any) -> dict[str, str]:
+    return {"name": user.public_name, "url": profile_url(user.username)}
 
 
 def parse_mode(value: str | None, *, allow_all: bool = False) -> str:
@@ -43,12 +67,9 @@ def parse_page(value: str | None) -> int:
     return max(1, min(page, MAX_PAGE))
 
 
-def visible_players(prefix: str = "user__") -> Q:
-    """Players shown on leaderboards: active and not banned (a ban that has run out is over)."""
-    not_banned = Q(**{f"{prefix}banned_at__isnull": True}) | Q(
-        **{f"{prefix}banned_until__lte": timezone.now()}
-    )
-    return Q(**{f"{prefix}is_active": True}) & not_banned
+def visible() -> Q:
+    """Ladder rows shown on leaderboards: not hidden, or hidden by a ban that has run out."""
+    return Q(hidden_until__isnull=True) | Q(hidden_until__lte=timezone.now())
 
 
 @dataclass
@@ -88,9 +109,20 @@ def leaderboard(
     mode: str, *, query: str = "", page: int = 1, established: bool = False
 ) -> tuple[Page, str]:
     """One page of a ladder; each row gets ``rank`` (its place on the whole, unsearched ladder)."""
+    ladder = PlayerRating.objects.filter(mode=mode, games__gt=0).filter(visible())
+    if established:
+        ladder = ladder.filter(games__gte=elo.PROVISIONAL_GAMES)
+    query = query.strip()[:SEARCH_MAX]
+    if query:
+        # By the lower-case name keys (indexed prefixes), not by a scan of the users table.
+        key = query.lower()
+        ladder = ladder.filter(Q(username_key__startswith=key) | Q(display_key__startswith=key))
+    # The page's ids first (an index-only scan, even deep into the ladder), then those rows and
+    # their players: still one query.
+    offset = (page - 1) * LEADERBOARD_PAGE
+    ids = ladder.order_by("-rating", "id").values("id")[offset : offset + LEADERBOARD_PAGE + 1]
     qs = (
-        PlayerRating.objects.filter(mode=mode, games__gt=0)
-        .filter(visible_players())
+        PlayerRating.objects.filter(id__in=ids)
         .select_related("user")
         .only(
             "mode",
@@ -103,14 +135,8 @@ def leaderboard(
         )
         .order_by("-rating", "id")
     )
-    if established:
-        qs = qs.filter(games__gte=30)
-    query = query.strip()[:SEARCH_MAX]
-    if query:
-        qs = qs.filter(
-            Q(user__username__istartswith=query) | Q(user__display_name__istartswith=query)
-        )
-    result = _paged(qs, page, LEADERBOARD_PAGE)
+    rows = list(qs)
+    result = Page(page, LEADERBOARD_PAGE, rows[:LEADERBOARD_PAGE], len(rows) > LEADERBOARD_PAGE)
     if query and result.rows:
         ranks = _ranks(mode, result.rows, established)
         for row in result.rows:
@@ -118,40 +144,80 @@ def leaderboard(
     else:
         for i, row in enumerate(result.rows, result.offset + 1):
             row.rank = i
+    for row in result.rows:
+        row.profile_url = profile_url(row.user.username)
     return result, query
 
 
 def _ranks(mode: str, rows: list[PlayerRating], established: bool) -> dict[int, int]:
-    """Ladder places of a few rows, in one query: 1 + visible players ordered before each."""
-    now = timezone.now()
-    sql = f"""
-        SELECT v.id, 1 + (
-            SELECT count(*) FROM rankings_playerrating pr
-              JOIN accounts_user u ON u.id = pr.user_id
-             WHERE pr.mode = %s AND pr.games > 0 {"AND pr.games >= 30" if established else ""}
-               AND u.is_active AND (u.banned_at IS NULL OR u.banned_until <= %s)
-               AND (pr.rating > v.rating OR (pr.rating = v.rating AND pr.id < v.id))
-        )
-          FROM unnest(%s::bigint[], %s::float8[]) AS v(id, rating)
+    """Ladder places of a few rows, in one query: 1 + the visible players ordered before each.
+
+    Those are: every player of the buckets above the row's (``RatingBucket``, a thousand rows at
+    most), plus the players before it inside its own one-point bucket (a short index range),
+    minus the hidden players before it (a partial index of the few banned players).
     """
+    games = "AND pr.games >= 30" if established else "AND pr.games > 0"
+    column = "established" if established else "players"
+    before = "(pr.rating > f.rating OR (pr.rating = f.rating AND pr.id < f.id))"
+    sql = f"""
+        SELECT f.id, 1
+             + COALESCE((SELECT sum(b.{column}) FROM rankings_ratingbucket b
+                          WHERE b.mode = %(mode)s AND b.bucket > floor(f.rating)), 0)
+             + (SELECT count(*) FROM rankings_playerrating pr
+                 WHERE pr.mode = %(mode)s {games}
+                   AND pr.rating >= floor(f.rating) AND pr.rating < floor(f.rating) + 1
+                   AND {before})
+             - (SELECT count(*) FROM rankings_playerrating pr
+                 WHERE pr.mode = %(mode)s {games} AND pr.hidden_until IS NOT NULL
+                   AND pr.hidden_until > %(now)s AND {before})
+          FROM unnest(%(ids)s::bigint[], %(ratings)s::float8[]) AS f(id, rating)
+    """
+    params = {
+        "mode": mode,
+        "now": timezone.now(),
+        "ids": [r.pk for r in rows],
+        "ratings": [r.rating for r in rows],
+    }
     with connection.cursor() as cursor:
-        cursor.execute(sql, [mode, now, [r.pk for r in rows], [r.rating for r in rows]])
-        return dict(cursor.fetchall())
+        cursor.execute(sql, params)
+        return {pk: int(rank) for pk, rank in cursor.fetchall()}
 
 
 # --------------------------------------------------------------------------------------------
 # Game lists (history, profile).
 # --------------------------------------------------------------------------------------------
+MODE_LABELS = dict(MODE_CHOICES)
+
+
 @dataclass
 class GameRow:
-    table: Table
-    seats: list[Seat | None] = field(default_factory=lambda: [None] * 4)
-    seat: int | None = None  # the followed player's seat
-    change: RatingChange | None = None
+    """One ended game in a list, as seen by one of its players (``seat``) or by anybody."""
+
+    id: int
+    mode: str
+    private: bool
+    rated: bool
+    status: str
+    scores: list[int]
+    winner_team: int | None
+    ended_by: str
+    finished_at: datetime | None
+    seat: int | None  # the followed player's seat
+    seats: list[dict[str, Any] | None] = field(default_factory=lambda: [None] * 4)
+    before: float | None = None
+    after: float | None = None
+
+    @property
+    def url(self) -> str:
+        return game_url(self.id)
+
+    @property
+    def mode_label(self) -> str:
+        return str(MODE_LABELS.get(self.mode, self.mode))
 
     @property
     def cancelled(self) -> bool:
-        return self.table.status == Table.Status.CANCELLED
+        return self.status == Table.Status.CANCELLED
 
     @property
     def result(self) -> str:
@@ -159,25 +225,30 @@ class GameRow:
             return "cancelada"
         if self.seat is None:
             return ""
-        return "ganada" if self.table.winner_team == self.seat % 2 else "perdida"
+        return "ganada" if self.winner_team == self.seat % 2 else "perdida"
 
     @property
-    def teams(self) -> list[list[Seat | None]]:
-        return [[self.seats[0], self.seats[2]], [self.seats[1], self.seats[3]]]
+    def delta(self) -> float | None:
+        return None if self.after is None or self.before is None else self.after - self.before
+
+    def _links(self, seats: list[int]) -> list[dict[str, Any]]:
+        return [self.seats[n] for n in seats if self.seats[n] is not None]
 
     @property
-    def partner(self) -> Seat | None:
-        return None if self.seat is None else self.seats[(self.seat + 2) % 4]
+    def partner_links(self) -> list[dict[str, Any]]:
+        return [] if self.seat is None else self._links([(self.seat + 2) % 4])
 
     @property
-    def opponents(self) -> list[Seat | None]:
-        if self.seat is None:
-            return []
-        return [self.seats[(self.seat + 1) % 4], self.seats[(self.seat + 3) % 4]]
+    def opponent_links(self) -> list[dict[str, Any]]:
+        return [] if self.seat is None else self._links([(self.seat + 1) % 4, (self.seat + 3) % 4])
+
+    @property
+    def team_links(self) -> list[list[dict[str, Any]]]:
+        return [self._links([0, 2]), self._links([1, 3])]
 
     @property
     def my_scores(self) -> list[int]:
-        scores = list(self.table.scores or [0, 0])
+        scores = list(self.scores or [0, 0])
         if self.seat is not None and self.seat % 2 == 1:
             scores.reverse()
         return scores
@@ -189,28 +260,49 @@ def can_see_private(viewer: Any, player: User | None) -> bool:
     return viewer.is_staff or (player is not None and viewer.pk == player.pk)
 
 
-def private_filter(viewer: Any, prefix: str = "table__") -> Q:
+def _private_sql(viewer: Any, params: dict[str, Any]) -> str:
     """Public games, or private ones the viewer sat at."""
-    public = Q(**{f"{prefix}private": False})
     if viewer is None or not viewer.is_authenticated:
-        return public
-    sat = Exists(Seat.objects.filter(table_id=OuterRef(f"{prefix}id"), user_id=viewer.pk))
-    return public | Q(sat)
+        return "NOT t.private"
+    params["viewer"] = viewer.pk
+    return (
+        "(NOT t.private OR EXISTS (SELECT 1 FROM games_seat v"
+        " WHERE v.table_id = t.id AND v.user_id = %(viewer)s))"
+    )
 
 
-TABLE_FIELDS = (
-    "mode",
-    "private",
-    "rated",
-    "practice",
-    "status",
-    "scores",
-    "winner_team",
-    "ended_by",
-    "cancel_reason",
-    "created_at",
-    "finished_at",
-)
+# The seats of a listed game with their players' names, and the followed player's rating change,
+# fetched with the game itself (one query per page, no ORM objects).
+_ROW_COLUMNS = """
+    t.id, t.mode, t.private, t.rated, t.status, t.scores, t.winner_team, t.ended_by,
+    t.finished_at,
+    (SELECT json_agg(json_build_array(s.seat, u.username, u.display_name) ORDER BY s.seat)
+       FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
+      WHERE s.table_id = t.id) AS players
+"""
+
+
+def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed: bool) -> Page:
+    params = {**params, "limit": per_page + 1, "offset": (number - 1) * per_page}
+    with connection.cursor() as cursor:
+        cursor.execute(sql + " LIMIT %(limit)s OFFSET %(offset)s", params)
+        fetched = cursor.fetchall()
+    rows = []
+    for record in fetched[:per_page]:
+        (pk, mode, private, rated, status, scores, winner, ended_by, finished_at, players) = record[
+            :10
+        ]
+        if isinstance(scores, str):
+            scores = json.loads(scores)
+        if isinstance(players, str):
+            players = json.loads(players)
+        row = GameRow(pk, mode, private, rated, status, scores, winner, ended_by, finished_at, None)
+        for seat, username, display_name in players or []:
+            row.seats[seat] = {"name": display_name or username, "url": profile_url(username)}
+        if followed:
+            row.seat, row.before, row.after = record[10:13]
+        rows.append(row)
+    return Page(number, per_page, rows, len(fetched) > per_page)
 
 
 def player_games(
@@ -222,62 +314,41 @@ def player_games(
     page: int = 1,
     per_page: int = HISTORY_PAGE,
 ) -> Page:
-    """A player's finished and cancelled games, latest first (3 queries)."""
-    qs = (
-        Seat.objects.filter(user=player, table__status__in=ENDED)
-        .select_related("table")
-        .only("seat", "table", *(f"table__{f}" for f in TABLE_FIELDS))
-        .annotate(seat_team=F("seat") % 2)
-        .order_by("-table__finished_at", "-table_id")
-    )
+    """A player's finished and cancelled games, latest first: one query."""
+    params: dict[str, Any] = {"player": player.pk, "ended": list(ENDED)}
+    where = ["me.user_id = %(player)s", "t.status = ANY(%(ended)s)"]
     if mode:
-        qs = qs.filter(table__mode=mode)
+        where.append("t.mode = %(mode)s")
+        params["mode"] = mode
     if result == "ganadas":
-        qs = qs.filter(table__status=Table.Status.FINISHED, table__winner_team=F("seat_team"))
+        where.append("t.status = 'terminada' AND t.winner_team = me.seat %% 2")
     elif result == "perdidas":
-        qs = qs.filter(table__status=Table.Status.FINISHED).exclude(
-            table__winner_team=F("seat_team")
-        )
+        where.append("t.status = 'terminada' AND t.winner_team <> me.seat %% 2")
     elif result == "canceladas":
-        qs = qs.filter(table__status=Table.Status.CANCELLED)
+        where.append("t.status = 'cancelada'")
     if not can_see_private(viewer, player):
-        qs = qs.filter(private_filter(viewer))
-    found = _paged(qs, page, per_page)
-    rows = [GameRow(table=s.table, seat=s.seat) for s in found.rows]
-    _fill_rows(rows, change_user=player.pk)
-    found.rows = rows
-    return found
+        where.append(_private_sql(viewer, params))
+    sql = f"""
+        SELECT {_ROW_COLUMNS}, me.seat, rc.before, rc.after
+          FROM games_seat me
+          JOIN games_table t ON t.id = me.table_id
+          LEFT JOIN rankings_ratingchange rc ON rc.table_id = t.id AND rc.user_id = me.user_id
+         WHERE {" AND ".join(where)}
+         ORDER BY t.finished_at DESC, t.id DESC
+    """
+    return _rows(sql, params, page, per_page, followed=True)
 
 
 def recent_games(viewer: Any, *, mode: str = "", page: int = 1) -> Page:
-    """Everybody's latest finished games (the history page without a player), 2 queries."""
-    qs = (
-        Table.objects.filter(status=Table.Status.FINISHED)
-        .filter(private_filter(viewer, prefix=""))
-        .only(*TABLE_FIELDS)
-        .order_by("-finished_at", "-id")
-    )
+    """Everybody's latest finished games (the history page without a player): one query."""
+    params: dict[str, Any] = {"finished": Table.Status.FINISHED}
+    where = ["t.status = %(finished)s", "t.finished_at IS NOT NULL", _private_sql(viewer, params)]
     if mode:
-        qs = qs.filter(mode=mode)
-    found = _paged(qs, page, HISTORY_PAGE)
-    rows = [GameRow(table=t) for t in found.rows]
-    _fill_rows(rows, change_user=None)
-    found.rows = rows
-    return found
-
-
-def _fill_rows(rows: list[GameRow], change_user: int | None) -> None:
-    if not rows:
-        return
-    by_table = {row.table.pk: row for row in rows}
-    seats = (
-        Seat.objects.filter(table_id__in=list(by_table))
-        .select_related("user")
-        .only("seat", "table", "user", *(f"user__{f}" for f in USER_FIELDS))
-    )
-    for seat in seats:
-        by_table[seat.table_id].seats[seat.seat] = seat
-    if change_user is not None:
-        changes = RatingChange.objects.filter(user_id=change_user, table_id__in=list(by_table))
-        for change in changes:
-            by_table[change.table_id].change = change
+        where.append("t.mode = %(mode)s")
+        params["mode"] = mode
+    sql = f"""
+        SELECT {_ROW_COLUMNS} FROM games_table t
+         WHERE {" AND ".join(where)}
+         ORDER BY t.finished_at DESC, t.id DESC
+    """
+    return _rows(sql, params, page, HISTORY_PAGE, followed=False)

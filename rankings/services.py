@@ -10,16 +10,19 @@ order in which games sharing a player were applied, and ``recompute`` replays th
 from __future__ import annotations
 
 import logging
+import math
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
 
+from accounts.models import User
 from games.models import Seat, Table
 
 from . import elo
-from .models import PlayerRating, RatedGame, RatingChange
+from .models import FOREVER, PlayerRating, RatedGame, RatingChange
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +43,22 @@ def rate_table(table_id: int) -> bool:
         return False
     if RatedGame.objects.filter(table_id=table_id).exists():
         return False
-    users = dict(Seat.objects.filter(table_id=table_id).values_list("seat", "user_id"))
+    seated = Seat.objects.filter(table_id=table_id).values_list(
+        "seat", "user_id", *(f"user__{f}" for f in PlayerRating.PLAYER_FIELDS)
+    )
+    users = {seat: user_id for seat, user_id, *_account in seated}
+    accounts = {user_id: account for _s, user_id, *account in seated}
     if sorted(users) != [0, 1, 2, 3] or len(set(users.values())) != 4:
         log.warning("table %s finished without four different players: not rated", table_id)
         return False
     seat_users = [users[s] for s in range(4)]
     with transaction.atomic():
         PlayerRating.objects.bulk_create(
-            [PlayerRating(user_id=u, mode=table.mode) for u in seat_users], ignore_conflicts=True
+            [
+                PlayerRating(user_id=u, mode=table.mode, **PlayerRating.player_fields(*accounts[u]))
+                for u in seat_users
+            ],
+            ignore_conflicts=True,
         )
         rows = {
             r.user_id: r
@@ -61,8 +72,10 @@ def rate_table(table_id: int) -> bool:
                     table_id=table_id, mode=table.mode, winner_team=table.winner_team
                 )
         except IntegrityError:
+            transaction.set_rollback(True)
             return False  # somebody else rated it first
         played_at = table.finished_at or table.created_at
+        buckets = BucketMoves(table.mode)
         standings = [elo.Standing(rows[u].rating, rows[u].games) for u in seat_users]
         after = elo.rate(standings, table.winner_team)
         changes = []
@@ -82,17 +95,101 @@ def rate_table(table_id: int) -> bool:
                     played_at=played_at,
                 )
             )
+            buckets.move(row.rating, row.games, after[seat])
             row.rating = after[seat]
             row.games += 1
             row.wins += int(won)
             row.best_rating = max(row.best_rating, row.rating)
             if row.last_played_at is None or played_at > row.last_played_at:
                 row.last_played_at = played_at
+            for key, value in PlayerRating.player_fields(*accounts[user_id]).items():
+                setattr(row, key, value)
         RatingChange.objects.bulk_create(changes)
+        buckets.save()
         PlayerRating.objects.bulk_update(
-            list(rows.values()), ["rating", "games", "wins", "best_rating", "last_played_at"]
+            list(rows.values()),
+            [
+                "rating",
+                "games",
+                "wins",
+                "best_rating",
+                "last_played_at",
+                "username_key",
+                "display_key",
+                "hidden_until",
+            ],
         )
     return True
+
+
+def bucket_of(rating: float) -> int:
+    return math.floor(rating)
+
+
+class BucketMoves:
+    """The changes a game makes to its ladder's rating buckets, saved in one statement."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.deltas: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+
+    def move(self, before: float, games_before: int, after: float) -> None:
+        if games_before > 0:  # a player's first game brings them onto the ladder
+            old = self.deltas[bucket_of(before)]
+            old[0] -= 1
+            old[1] -= int(games_before >= elo.PROVISIONAL_GAMES)
+        new = self.deltas[bucket_of(after)]
+        new[0] += 1
+        new[1] += int(games_before + 1 >= elo.PROVISIONAL_GAMES)
+
+    def save(self) -> None:
+        # In bucket order, so that concurrent games lock shared buckets in the same order.
+        rows = [(b, d) for b, d in sorted(self.deltas.items()) if d != [0, 0]]
+        if not rows:
+            return
+        values = ", ".join(["(%s, %s, %s, %s)"] * len(rows))
+        params: list[object] = []
+        for bucket, (players, established) in rows:
+            params += [self.mode, bucket, players, established]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO rankings_ratingbucket (mode, bucket, players, established)"
+                f" VALUES {values} ON CONFLICT (mode, bucket) DO UPDATE SET"
+                " players = rankings_ratingbucket.players + EXCLUDED.players,"
+                " established = rankings_ratingbucket.established + EXCLUDED.established",
+                params,
+            )
+
+
+SYNC_PLAYERS_SQL = """
+    UPDATE rankings_playerrating pr
+       SET username_key = lower(u.username), display_key = lower(u.display_name),
+           hidden_until = CASE
+               WHEN NOT u.is_active THEN %(forever)s
+               WHEN u.banned_at IS NOT NULL THEN COALESCE(u.banned_until, %(forever)s)
+           END
+      FROM accounts_user u
+     WHERE u.id = pr.user_id
+"""
+REBUILD_BUCKETS_SQL = """
+    DELETE FROM rankings_ratingbucket;
+    INSERT INTO rankings_ratingbucket (mode, bucket, players, established)
+    SELECT mode, floor(rating)::int, count(*), count(*) FILTER (WHERE games >= %(established)s)
+      FROM rankings_playerrating WHERE games > 0 GROUP BY 1, 2;
+"""
+
+
+def rebuild_buckets() -> None:
+    with connection.cursor() as cursor:
+        for statement in REBUILD_BUCKETS_SQL.split(";"):
+            if statement.strip():
+                cursor.execute(statement, {"established": elo.PROVISIONAL_GAMES})
+
+
+def sync_players() -> None:
+    """Copy every player's names and ban into the ladders (after changes made with .update())."""
+    with connection.cursor() as cursor:
+        cursor.execute(SYNC_PLAYERS_SQL, {"forever": FOREVER})
 
 
 def pending_table_ids(limit: int | None = None) -> list[int]:
@@ -196,12 +293,14 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
     """
     ladder = compute_ladder(_games_in_order())
     differences = compare(ladder)
+    if not differences:
+        differences = bucket_differences()
     if write and differences:
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute(
-                    "LOCK TABLE rankings_playerrating, rankings_ratedgame, rankings_ratingchange"
-                    " IN EXCLUSIVE MODE"
+                    "LOCK TABLE rankings_playerrating, rankings_ratedgame, rankings_ratingchange,"
+                    " rankings_ratingbucket IN EXCLUSIVE MODE"
                 )
             RatingChange.objects.all().delete()
             RatedGame.objects.all().delete()
@@ -210,8 +309,17 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
                 [RatedGame(table_id=t, mode=m, winner_team=w) for t, m, w in ladder.games],
                 batch_size=5000,
             )
+            names = {
+                pk: PlayerRating.player_fields(*account)
+                for pk, *account in User.objects.filter(
+                    pk__in={u for u, _m in ladder.ratings}
+                ).values_list("pk", *PlayerRating.PLAYER_FIELDS)
+            }
             PlayerRating.objects.bulk_create(
-                [PlayerRating(user_id=u, mode=m, **row) for (u, m), row in ladder.ratings.items()],
+                [
+                    PlayerRating(user_id=u, mode=m, **row, **names[u])
+                    for (u, m), row in ladder.ratings.items()
+                ],
                 batch_size=5000,
             )
             RatingChange.objects.bulk_create(
@@ -231,7 +339,32 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
                 ],
                 batch_size=5000,
             )
+            rebuild_buckets()
+    if write:
+        sync_players()
     return ladder, differences
+
+
+def bucket_differences() -> list[str]:
+    """Buckets whose counts differ from the ratings they count."""
+    sql = """
+        SELECT COALESCE(b.mode, c.mode), COALESCE(b.bucket, c.bucket),
+               b.players, b.established, c.players, c.established
+          FROM rankings_ratingbucket b
+          FULL JOIN (SELECT mode, floor(rating)::int AS bucket, count(*) AS players,
+                            count(*) FILTER (WHERE games >= %s) AS established
+                       FROM rankings_playerrating WHERE games > 0 GROUP BY 1, 2) c
+            ON c.mode = b.mode AND c.bucket = b.bucket
+         WHERE COALESCE(b.players, 0) <> COALESCE(c.players, 0)
+            OR COALESCE(b.established, 0) <> COALESCE(c.established, 0)
+         LIMIT 20
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [elo.PROVISIONAL_GAMES])
+        return [
+            f"bucket {mode} {bucket}: stored {sp}/{se}, counted {cp}/{ce}"
+            for mode, bucket, sp, se, cp, ce in cursor.fetchall()
+        ]
 
 
 def compare(ladder: Ladder, limit: int = 20) -> list[str]:
@@ -296,3 +429,9 @@ __all__ = [
     "ratings_by_user",
     "recompute",
 ]
+
+
+def refresh_player(user: User) -> int:
+    """Keep a player's ladder rows in step with their account (names, ban)."""
+    fields = PlayerRating.player_fields(*(getattr(user, f) for f in PlayerRating.PLAYER_FIELDS))
+    return PlayerRating.objects.filter(user_id=user.pk).exclude(**fields).update(**fields)

@@ -24,7 +24,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def ids(response: object) -> list[int]:
-    return [row.table.pk for row in response.context["page"].rows]
+    return [row.id for row in response.context["page"].rows]
 
 
 def test_a_players_history_lists_their_ended_games_latest_first(

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from rankings import queries
+from rankings import queries, services
 from rankings.models import PlayerRating
 
 from .conftest import finished_game
@@ -24,7 +24,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 def ladder_of(users: list[User], mode: str = "4-reyes", games: int = 40) -> list[PlayerRating]:
     """Ratings 2000, 1990, … for ``users`` in order."""
-    return [
+    rows = [
         PlayerRating.objects.create(
             user=u,
             mode=mode,
@@ -33,9 +33,12 @@ def ladder_of(users: list[User], mode: str = "4-reyes", games: int = 40) -> list
             wins=games // 2,
             best_rating=2000 - 10 * i,
             last_played_at=timezone.now(),
+            **PlayerRating.player_fields(u.username, u.display_name),
         )
         for i, u in enumerate(users)
     ]
+    services.rebuild_buckets()
+    return rows
 
 
 def test_the_leaderboard_lists_rated_players_best_first(
@@ -139,3 +142,50 @@ def test_the_leaderboard_speaks_english_too(
     page = response.content.decode()
     assert "Rank" in page and "Last played" in page and "Established ratings only" in page
     assert "Puesto" not in page
+
+
+def test_search_follows_a_player_who_changes_their_name(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    finished_game(four, rate=True)
+    four[2].display_name = "Txomin"
+    four[2].save()
+    rows = client.get(URL, {"q": "TXO"}).context["page"].rows
+    assert [r.user_id for r in rows] == [four[2].pk]
+    assert rows[0].rank == 2  # the two winners share 1520: the older row first
+
+
+@pytest.mark.parametrize("established", [False, True], ids=["everybody", "established"])
+def test_a_searched_players_place_is_their_place_on_the_whole_ladder(
+    client: Client, players: Callable[[int], list[User]], established: bool
+) -> None:
+    import random
+
+    rng = random.Random(4)
+    users = players(40)
+    for i, user in enumerate(users):
+        # Ties on purpose (same rating in one bucket), provisional and established players.
+        PlayerRating.objects.create(
+            user=user,
+            mode="4-reyes",
+            rating=rng.choice([1499.5, 1500.25, 1500.75, 1612.0]) + rng.randrange(3) * 7,
+            games=rng.choice([3, 30, 45]),
+            wins=1,
+            **PlayerRating.player_fields(user.username, ""),
+        )
+        if i % 9 == 4:
+            user.banned_at = timezone.now()
+            user.save()
+    services.rebuild_buckets()
+    params = {"definitivos": "1"} if established else {}
+    whole = client.get(URL, {**params, "pagina": 1}).context["page"]
+    places = {row.user_id: row.rank for row in whole.rows}
+    second = client.get(URL, {**params, "pagina": 2}).context["page"]
+    places |= {row.user_id: row.rank for row in second.rows}
+    assert sorted(places.values()) == list(range(1, len(places) + 1))
+    for user in users[::3]:
+        found = client.get(URL, {**params, "q": user.username}).context["page"].rows
+        assert {row.user_id: row.rank for row in found if row.user_id == user.pk} == (
+            {user.pk: places[user.pk]} if user.pk in places else {}
+        )

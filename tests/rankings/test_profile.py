@@ -88,3 +88,15 @@ def test_private_games_stay_out_of_other_peoples_view_of_a_profile(
     assert detail not in client.get(url).content.decode()
     client.force_login(four[0])
     assert detail in client.get(url).content.decode()
+
+
+def test_chart_coordinates_keep_a_decimal_point_on_spanish_pages(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    for winner in (0, 1, 1):
+        finished_game(four, winner=winner, rate=True)
+    page = client.get(reverse("accounts:profile", args=[four[0].username])).content.decode()
+    svg = page[page.index("<svg") : page.index("</svg>")]
+    coordinates = re.findall(r'(?:x|y|x1|x2|y1|y2|cx|cy)="([^"]+)"', svg)
+    assert coordinates and all("," not in c for c in coordinates)

@@ -25,13 +25,13 @@ EXPECTED = {
     "leaderboard": 1,  # the page of ratings with their players
     "leaderboard_fragment": 1,
     "leaderboard_search": 2,  # + the ladder places of the players found
-    "profile": 8,  # accounts' user + ratings, chart, totals, partner, games, their seats, changes
-    "history": 4,  # the player + their games, those games' seats, their rating changes
-    "history_fragment": 4,
-    "history_everybody": 2,  # the games + their seats
+    "profile": 5,  # accounts' user + ratings, chart, totals with partner, latest games
+    "history": 2,  # the player + their games (with seats, names and rating changes)
+    "history_fragment": 2,
+    "history_everybody": 1,  # the games with their seats
     "game": 3,  # the table, its seats, its rating changes
 }
-SIGNED_IN = {name: count + 2 for name, count in EXPECTED.items()} | {"history_everybody": 5}
+SIGNED_IN = {name: count + 2 for name, count in EXPECTED.items()} | {"history_everybody": 3}
 
 
 def season(pool: list[User], games: int, seed: int) -> Table:

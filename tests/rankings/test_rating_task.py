@@ -14,6 +14,7 @@ from accounts.models import User
 from games.models import Table
 from rankings import elo
 from rankings.models import PlayerRating, RatedGame, RatingChange
+from rankings.services import bucket_differences
 from rankings.tasks import rate_game
 from tests.live import celery_worker
 
@@ -172,6 +173,8 @@ def test_concurrent_games_sharing_players_apply_in_one_consistent_order(
             assert change.before == rating
             rating = change.after
         assert PlayerRating.objects.get(user=player).rating == rating
+    # The ladder places' buckets add up: every concurrent game moved them exactly.
+    assert bucket_differences() == []
 
 
 @pytest.mark.django_db

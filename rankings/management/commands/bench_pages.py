@@ -3,12 +3,16 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/musweb_bench python manage.py bench_pages
 
 Each page is requested --runs times (after --warmup requests) with Django's test client, which
-runs the whole middleware stack, the view and the template, without any network. Prints the
-median and 90th percentile in milliseconds and the number of SQL queries of each page.
+runs the whole middleware stack, the view and the template, without any network. Prints, per
+page, the median and 90th percentile of the wall-clock time, the median CPU time of this
+process (Python: middleware, view, ORM, template; the rest of the wall time is PostgreSQL and
+waiting), the SQL time and the number of queries. The load average is printed too: on a busy
+machine the wall time grows with it.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from typing import Any
@@ -87,22 +91,31 @@ class Command(BaseCommand):
             f"{PlayerRating.objects.count()} ladder rows; typical player {typical},"
             f" busiest {busiest}; {runs} runs each"
         )
-        self.stdout.write(f"{'page':42} {'median ms':>10} {'p90 ms':>8} {'queries':>8}")
+        self.stdout.write(f"load average at start: {os.getloadavg()[0]:.2f}")
+        self.stdout.write(
+            f"{'page':40} {'median ms':>9} {'p90 ms':>7} {'CPU ms':>7} {'SQL ms':>7} {'queries':>7}"
+        )
         for label, url, headers in pages:
             for _ in range(warmup):
                 self._get(client, url, headers)
-            times = []
+            times, cpu = [], []
             for _ in range(runs):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 self._get(client, url, headers)
                 times.append((time.perf_counter() - t0) * 1000)
-            with CaptureQueriesContext(connection) as queries:
-                self._get(client, url, headers)
+                cpu.append((time.process_time() - c0) * 1000)
+            sql = []
+            for _ in range(min(runs, 5)):
+                with CaptureQueriesContext(connection) as queries:
+                    self._get(client, url, headers)
+                sql.append(sum(float(q["time"]) for q in queries.captured_queries) * 1000)
             times.sort()
             p90 = times[min(len(times) - 1, int(len(times) * 0.9))]
             self.stdout.write(
-                f"{label:42} {statistics.median(times):10.1f} {p90:8.1f} {len(queries):8d}"
+                f"{label:40} {statistics.median(times):9.1f} {p90:7.1f}"
+                f" {statistics.median(cpu):7.1f} {statistics.median(sql):7.1f} {len(queries):7d}"
             )
+        self.stdout.write(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
     @staticmethod
     def _get(client: Client, url: str, headers: dict[str, str]) -> None:
