@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import report_views, views
 
 app_name = "games"
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("<int:table_id>/expulsar/", views.kick, name="kick"),
     path("<int:table_id>/cerrar/", views.close, name="close"),
     path("<int:table_id>/bots/", views.fill_bots, name="fill_bots"),
+    path("<int:table_id>/denunciar/", report_views.report_player, name="report"),
 ]

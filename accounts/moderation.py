@@ -1,0 +1,331 @@
+"""Moderator actions: ban, unban, mute, unmute, cancel a game, resolve reports, recompute ladders.
+
+The admin (and anything else) calls these functions; each one applies the change through the
+game service layer where tables are concerned and writes one `ModerationAction` to the audit log.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.models import Session
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .models import ModerationAction, Report, User
+
+log = logging.getLogger(__name__)
+
+#: `Table.cancel_reason` of a game cancelled because a player was banned (a code, like
+#: "abandono", that the table page can translate; the ban's own reason stays private).
+BAN_CANCEL_REASON = "expulsion"
+#: The socket close code a banned player's open table sockets get (as for a refused socket).
+BANNED_CLOSE_CODE = 4403
+RANKINGS_COMMAND = "recompute_ratings"
+
+
+class ModerationError(Exception):
+    """A refused moderator request; `message` is for the moderator."""
+
+    def __init__(self, message: Any) -> None:
+        super().__init__(str(message))
+        self.message = message
+
+
+def record(
+    moderator: User | None,
+    kind: str,
+    *,
+    target: User | None = None,
+    table: Any = None,
+    report: Report | None = None,
+    reason: str = "",
+    until: datetime | None = None,
+    **details: Any,
+) -> ModerationAction:
+    """Write one entry of the audit log."""
+    return ModerationAction.objects.create(
+        moderator=moderator,
+        moderator_name=moderator.get_username() if moderator is not None else "",
+        kind=kind,
+        target=target,
+        target_name=target.get_username() if target is not None else "",
+        table_id=getattr(table, "pk", table),
+        report=report,
+        reason=reason,
+        until=until,
+        details=details,
+    )
+
+
+def _check_target(moderator: User | None, user: User) -> None:
+    if moderator is not None and moderator.pk == user.pk:
+        raise ModerationError(_("No puedes aplicarte una medida de moderación a ti mismo."))
+
+
+# --------------------------------------------------------------------------------------------
+# Bans.
+# --------------------------------------------------------------------------------------------
+def ban(
+    moderator: User | None,
+    user: User,
+    reason: str,
+    until: datetime | None = None,
+    *,
+    report: Report | None = None,
+    since: datetime | None = None,
+) -> ModerationAction:
+    """Ban `user` (until `until`, or with no end).
+
+    The player is logged out everywhere, cannot log in, leaves any table that has not started
+    (closing it if they host it), their game in progress is cancelled (unrated, record kept) and
+    their open table sockets are closed.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise ModerationError(_("Una expulsión necesita un motivo."))
+    now = timezone.now()
+    if until is not None and until <= now:
+        raise ModerationError(_("La fecha de fin de la expulsión ya ha pasado."))
+    _check_target(moderator, user)
+    with transaction.atomic():
+        user.banned_at = since or now
+        user.banned_until = until
+        user.ban_reason = reason
+        user.save(update_fields=["banned_at", "banned_until", "ban_reason"])
+        sessions = end_sessions(user)
+        table_id, effect = _leave_live_table(user)
+        entry = record(
+            moderator,
+            ModerationAction.Kind.BAN,
+            target=user,
+            table=table_id,
+            report=report,
+            reason=reason,
+            until=until,
+            sessions_ended=sessions,
+            table_effect=effect,
+        )
+        if table_id is not None:
+            # After the table's own broadcast (registered first by the service), so the other
+            # players' `cancelada` state goes out before the socket is closed.
+            transaction.on_commit(lambda: close_sockets(table_id, user.pk))
+    return entry
+
+
+def unban(
+    moderator: User | None, user: User, reason: str = "", *, report: Report | None = None
+) -> ModerationAction:
+    with transaction.atomic():
+        was = {"banned_at": user.banned_at, "banned_until": user.banned_until}
+        user.banned_at = None
+        user.banned_until = None
+        user.ban_reason = ""
+        user.save(update_fields=["banned_at", "banned_until", "ban_reason"])
+        return record(
+            moderator,
+            ModerationAction.Kind.UNBAN,
+            target=user,
+            report=report,
+            reason=(reason or "").strip(),
+            previous={k: v.isoformat() if v else None for k, v in was.items()},
+        )
+
+
+def end_sessions(user: User) -> int:
+    """Delete every stored session signed in as `user`; return how many."""
+    wanted = str(user.pk)
+    ended = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        try:
+            data = session.get_decoded()
+        except Exception:  # pragma: no cover - a corrupt session is simply not the user's
+            continue
+        if str(data.get(SESSION_KEY)) == wanted:
+            session.delete()
+            ended += 1
+    return ended
+
+
+def _leave_live_table(user: User) -> tuple[int | None, str]:
+    """Take a banned player away from their live table; return it and what happened."""
+    from games import services
+    from games.models import Table
+
+    for _attempt in range(5):
+        seat = services.live_seat_of(user)
+        if seat is None:
+            return None, ""
+        table = seat.table
+        try:
+            if table.status == Table.Status.PLAYING:
+                services.cancel_game(table.pk, reason=BAN_CANCEL_REASON)
+                return table.pk, "cancelada"
+            if table.status == Table.Status.OPEN:
+                if table.host_id == user.pk:
+                    services.close_table(user, table.pk)
+                    return table.pk, "cerrada"
+                services.leave_seat(user, table.pk)
+                return table.pk, "levantado"
+            # A seat still marked live at an ended table: just let it go.
+            seat.__class__.objects.filter(pk=seat.pk).update(active=False)
+            return table.pk, ""
+        except services.ServiceError as exc:
+            # The table changed under us (a seat taken, the game started): look again.
+            log.info("ban of %s: table %s changed (%s), retrying", user.pk, table.pk, exc.code)
+    raise ModerationError(_("La mesa del jugador no para de cambiar: inténtalo otra vez."))
+
+
+def close_sockets(table_id: int, user_id: int) -> None:
+    """Ask every socket of the table to close if it belongs to `user_id`."""
+    from games.services import group_name
+
+    layer = get_channel_layer()
+    if layer is None:  # pragma: no cover - always configured
+        return
+    async_to_sync(layer.group_send)(
+        group_name(table_id), {"type": "user.banned", "user_id": user_id}
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Mutes.
+# --------------------------------------------------------------------------------------------
+def mute(
+    moderator: User | None,
+    user: User,
+    reason: str,
+    until: datetime | None = None,
+    *,
+    report: Report | None = None,
+) -> ModerationAction:
+    """Silence `user` in table chat (until `until`, or with no end)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ModerationError(_("Un silencio necesita un motivo."))
+    if until is not None and until <= timezone.now():
+        raise ModerationError(_("La fecha de fin del silencio ya ha pasado."))
+    _check_target(moderator, user)
+    with transaction.atomic():
+        # `muted` is the flag with no end; a silence with an end date only sets `muted_until`.
+        user.muted = until is None
+        user.muted_until = until
+        user.save(update_fields=["muted", "muted_until"])
+        return record(
+            moderator,
+            ModerationAction.Kind.MUTE,
+            target=user,
+            report=report,
+            reason=reason,
+            until=until,
+        )
+
+
+def unmute(
+    moderator: User | None, user: User, reason: str = "", *, report: Report | None = None
+) -> ModerationAction:
+    with transaction.atomic():
+        user.muted = False
+        user.muted_until = None
+        user.save(update_fields=["muted", "muted_until"])
+        return record(
+            moderator,
+            ModerationAction.Kind.UNMUTE,
+            target=user,
+            report=report,
+            reason=(reason or "").strip(),
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Games.
+# --------------------------------------------------------------------------------------------
+def cancel_game(moderator: User | None, table: Any, reason: str) -> ModerationAction:
+    """Cancel a game in progress: unrated, record kept, every player told the reason."""
+    from games import services
+
+    reason = (reason or "").strip()
+    if not reason:
+        raise ModerationError(_("Para cancelar una partida hace falta un motivo."))
+    with transaction.atomic():
+        if not services.cancel_game(table.pk, reason=reason):
+            raise ModerationError(_("La partida #%(id)s no está en juego.") % {"id": table.pk})
+        return record(moderator, ModerationAction.Kind.CANCEL_GAME, table=table, reason=reason)
+
+
+def recompute_ratings(moderator: User | None, reason: str = "") -> ModerationAction:
+    """Rebuild the Elo ladders with the rankings app's management command."""
+    from io import StringIO
+
+    from django.core.management import call_command, get_commands
+
+    if RANKINGS_COMMAND not in get_commands():
+        raise ModerationError(_("La orden «%(name)s» aún no existe.") % {"name": RANKINGS_COMMAND})
+    out = StringIO()
+    call_command(RANKINGS_COMMAND, stdout=out)
+    return record(
+        moderator,
+        ModerationAction.Kind.RECOMPUTE,
+        reason=(reason or "").strip(),
+        output=out.getvalue()[-2000:],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reports.
+# --------------------------------------------------------------------------------------------
+REPORT_BAN_DAYS = 7
+
+
+def resolve_report(
+    moderator: User | None, report: Report, resolution: str, note: str = ""
+) -> ModerationAction:
+    """Close an open report, applying the chosen measure to the reported player.
+
+    `resolution` is a `Report.Resolution`: no action, mute (no end) or a 7-day ban.
+    """
+    note = (note or "").strip()
+    with transaction.atomic():
+        report = Report.objects.select_for_update().get(pk=report.pk)
+        if report.status != Report.Status.OPEN:
+            raise ModerationError(_("La denuncia #%(id)s ya está resuelta.") % {"id": report.pk})
+        reported = report.reported
+        reason = note or str(_("Denuncia #%(id)s: %(reason)s")) % {
+            "id": report.pk,
+            "reason": report.get_reason_display(),
+        }
+        if resolution == Report.Resolution.MUTED:
+            mute(moderator, reported, reason, report=report)
+        elif resolution == Report.Resolution.BANNED:
+            ban(
+                moderator,
+                reported,
+                reason,
+                timezone.now() + timedelta(days=REPORT_BAN_DAYS),
+                report=report,
+            )
+        elif resolution != Report.Resolution.NO_ACTION:
+            raise ModerationError(_("Resolución desconocida."))
+        report.status = Report.Status.RESOLVED
+        report.resolution = resolution
+        report.resolution_note = note
+        report.resolved_by = moderator
+        report.resolved_at = timezone.now()
+        report.save(
+            update_fields=["status", "resolution", "resolution_note", "resolved_by", "resolved_at"]
+        )
+        return record(
+            moderator,
+            ModerationAction.Kind.RESOLVE_REPORT,
+            target=reported,
+            table=report.table_id,
+            report=report,
+            reason=note,
+            resolution=resolution,
+        )

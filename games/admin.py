@@ -1,0 +1,359 @@
+"""Tables and games in the Django admin: read-only, with the record and the chat, and the
+moderator's measures (cancel a game in progress, recompute the ladders) through
+`accounts.moderation`, which writes the audit log.
+
+Tables change only through `games.services`; nothing here edits a table row directly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from accounts import moderation
+from accounts.admin import OptionalReasonForm, RequiredReasonForm, admin_link, measure_page
+
+from .models import ChatMessage, Seat, Table
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = ("seat", "player", "active", "connections", "reconnect_deadline", "joined_at")
+    readonly_fields = fields
+    ordering = ("seat",)
+    verbose_name_plural = _("jugadores")
+
+    @admin.display(description=_("jugador"))
+    def player(self, obj: Seat) -> str:
+        return admin_link(obj.user, obj.user.get_username())
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("user")
+
+
+class ChatInline(ReadOnlyInline):
+    model = ChatMessage
+    fields = ("created_at", "seat", "author", "text")
+    readonly_fields = fields
+    ordering = ("created_at", "pk")
+    verbose_name_plural = _("chat de la mesa")
+
+    @admin.display(description=_("jugador"))
+    def author(self, obj: ChatMessage) -> str:
+        return admin_link(obj.user, obj.user.get_username())
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("user")
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "mode",
+        "status",
+        "phase",
+        "host",
+        "players",
+        "private",
+        "rated",
+        "practice",
+        "scores",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
+    list_display_links = ("id", "mode")
+    list_filter = (
+        "status",
+        "mode",
+        "private",
+        "rated",
+        "practice",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
+    # A number finds the table with that id; a name finds the tables where that player sat.
+    search_fields = ("=id", "seats__user__username", "seats__user__display_name")
+    search_help_text = _("Número de mesa, o nombre de un jugador.")
+    list_select_related = ("host",)
+    date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "measures",
+                    ("mode", "status", "phase"),
+                    ("host", "private", "rated", "practice"),
+                    ("version", "scores", "winner_team", "ended_by"),
+                    "cancel_reason",
+                    ("created_at", "started_at", "finished_at", "deadline"),
+                )
+            },
+        ),
+        (_("Registro de la partida (mus-record/1)"), {"fields": ("record_pretty",)}),
+    )
+    readonly_fields = (
+        "measures",
+        "mode",
+        "status",
+        "phase",
+        "host",
+        "private",
+        "rated",
+        "practice",
+        "version",
+        "scores",
+        "winner_team",
+        "ended_by",
+        "cancel_reason",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "deadline",
+        "record_pretty",
+    )
+    inlines = [SeatInline, ChatInline]
+    actions = ["cancel_games", "recompute_ratings"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).annotate(player_count=Count("seats", distinct=True))
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        # "=id" only makes sense for a number; a name must not be compared with the id column.
+        if search_term.strip().lstrip("#").isdigit():
+            return queryset.filter(pk=int(search_term.strip().lstrip("#"))), False
+        self.search_fields = ("seats__user__username", "seats__user__display_name")
+        try:
+            return super().get_search_results(request, queryset, search_term)
+        finally:
+            self.search_fields = type(self).search_fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        # Every field is read-only: a save button would pretend otherwise.
+        extra = {
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+            "show_delete": False,
+            **(extra_context or {}),
+        }
+        return super().change_view(request, object_id, form_url, extra)
+
+    @admin.display(description=_("jugadores"), ordering="player_count")
+    def players(self, obj: Table) -> int:
+        return getattr(obj, "player_count", None) or obj.seats.count()
+
+    @admin.display(description=_("registro"))
+    def record_pretty(self, obj: Table) -> str:
+        if obj.record is None:
+            return gettext("Sin registro: la partida no llegó a empezar.")
+        text = json.dumps(obj.record, indent=2, ensure_ascii=False)
+        return format_html('<pre class="game-record">{}</pre>', text)
+
+    @admin.display(description=_("Medidas"))
+    def measures(self, obj: Table) -> str:
+        links = []
+        if obj.status == Table.Status.PLAYING:
+            links.append(
+                (
+                    reverse("admin:games_table_cancel", args=[obj.pk]),
+                    gettext("Cancelar la partida…"),
+                )
+            )
+        links.append(
+            (
+                reverse("admin:games_chatmessage_changelist") + f"?mesa={obj.pk}",
+                gettext("Chat de la mesa"),
+            )
+        )
+        links.append(
+            (
+                reverse("admin:accounts_report_changelist")
+                + f"?estado=todas&table__id__exact={obj.pk}",
+                gettext("Denuncias de esta partida"),
+            )
+        )
+        if obj.record is not None:
+            links.append((reverse("game_record", args=[obj.pk]), gettext("Registro en JSON")))
+        return format_html_join(" · ", '<a href="{}">{}</a>', links)
+
+    # -- cancelling games --------------------------------------------------------------------
+    def _cancel(
+        self, request: HttpRequest, tables: Any, *, action: str = "", back_url: str = ""
+    ) -> HttpResponse | None:
+        moderator = request.user
+        return measure_page(
+            self,
+            request,
+            tables,
+            form_class=RequiredReasonForm,
+            title=_("Cancelar partidas en juego"),
+            intro=_(
+                "Las partidas se cancelan sin puntuar para el ranking; su registro se conserva "
+                "y los jugadores vuelven al vestíbulo con el motivo."
+            ),
+            submit=_("Cancelar las partidas"),
+            apply=lambda table, data: moderation.cancel_game(moderator, table, data["reason"]),
+            done=lambda n: gettext("Partidas canceladas: %(n)d.") % {"n": n},
+            action=action,
+            back_url=back_url,
+        )
+
+    @admin.action(description=_("Cancelar las partidas en juego elegidas…"), permissions=["change"])
+    def cancel_games(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        playing = queryset.filter(status=Table.Status.PLAYING)
+        if not playing.exists():
+            self.message_user(
+                request,
+                gettext("Ninguna de esas mesas tiene una partida en juego."),
+                messages.WARNING,
+            )
+            return None
+        return self._cancel(request, playing, action="cancel_games")
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "<path:object_id>/cancelar/",
+                self.admin_site.admin_view(self.cancel_view),
+                name="games_table_cancel",
+            ),
+            *super().get_urls(),
+        ]
+
+    def cancel_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        table = self.get_object(request, object_id)
+        if table is None:
+            raise Http404
+        if not self.has_change_permission(request, table):
+            raise PermissionDenied
+        change_url = reverse("admin:games_table_change", args=[table.pk])
+        response = self._cancel(request, [table], back_url=change_url)
+        return response if response is not None else HttpResponseRedirect(change_url)
+
+    # -- the ladders -------------------------------------------------------------------------
+    @admin.action(
+        description=_("Recalcular el ranking desde las partidas terminadas…"),
+        permissions=["change"],
+    )
+    def recompute_ratings(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        moderator = request.user
+        # The ladders are rebuilt from every finished game, whichever tables were ticked.
+        return measure_page(
+            self,
+            request,
+            queryset,
+            form_class=OptionalReasonForm,
+            title=_("Recalcular el ranking"),
+            intro=_(
+                "Se vuelven a calcular todas las clasificaciones Elo a partir de las partidas "
+                "terminadas y puntuadas, en el orden en que se aplicaron. Los jugadores "
+                "expulsados no aparecen en las clasificaciones mientras dure la expulsión."
+            ),
+            submit=_("Recalcular"),
+            apply=lambda _none, data: moderation.recompute_ratings(moderator, data["reason"]),
+            done=lambda _n: gettext("Ranking recalculado."),
+            action="recompute_ratings",
+            once=True,
+        )
+
+
+class ChatTableFilter(admin.SimpleListFilter):
+    """One table's chat: the latest tables with chat are listed, any id works in the URL."""
+
+    title = _("mesa")
+    parameter_name = "mesa"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+        latest = (
+            ChatMessage.objects.order_by("-created_at")
+            .values_list("table_id", flat=True)
+            .distinct()[:200]
+        )
+        seen: list[int] = []
+        for table_id in latest:
+            if table_id not in seen:
+                seen.append(table_id)
+            if len(seen) == 20:
+                break
+        return [(str(t), f"#{t}") for t in seen]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value is None:
+            return queryset
+        if not str(value).isdigit():
+            return queryset.none()
+        return queryset.filter(table_id=int(value))
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "table_link", "seat", "author", "text")
+    list_filter = (ChatTableFilter, "created_at")
+    search_fields = ("text", "user__username", "user__display_name")
+    list_select_related = ("user", "table")
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-pk")
+    fields = ("created_at", "table_link", "seat", "author", "text")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=_("mesa"), ordering="table")
+    def table_link(self, obj: ChatMessage) -> str:
+        return admin_link(obj.table, f"#{obj.table_id}")
+
+    @admin.display(description=_("jugador"), ordering="user__username")
+    def author(self, obj: ChatMessage) -> str:
+        return admin_link(obj.user, obj.user.get_username())
