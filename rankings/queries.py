@@ -300,7 +300,11 @@ def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed
         for seat, username, display_name in players or []:
             row.seats[seat] = {"name": display_name or username, "url": profile_url(username)}
         if followed:
-            row.seat, row.before, row.after = record[10:13]
+            row.seat, change = record[10:12]
+            if isinstance(change, str):
+                change = json.loads(change)
+            if change:
+                row.before, row.after = change
         rows.append(row)
     return Page(number, per_page, rows, len(fetched) > per_page)
 
@@ -329,10 +333,11 @@ def player_games(
     if not can_see_private(viewer, player):
         where.append(_private_sql(viewer, params))
     sql = f"""
-        SELECT {_ROW_COLUMNS}, me.seat, rc.before, rc.after
+        SELECT {_ROW_COLUMNS}, me.seat,
+               (SELECT json_build_array(rc.before, rc.after) FROM rankings_ratingchange rc
+                 WHERE rc.table_id = t.id AND rc.user_id = me.user_id) AS change
           FROM games_seat me
           JOIN games_table t ON t.id = me.table_id
-          LEFT JOIN rankings_ratingchange rc ON rc.table_id = t.id AND rc.user_id = me.user_id
          WHERE {" AND ".join(where)}
          ORDER BY t.finished_at DESC, t.id DESC
     """
