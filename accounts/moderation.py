@@ -303,13 +303,12 @@ def resolve_report(
         if resolution == Report.Resolution.MUTED:
             mute(moderator, reported, reason, report=report)
         elif resolution == Report.Resolution.BANNED:
-            ban(
-                moderator,
-                reported,
-                reason,
-                timezone.now() + timedelta(days=REPORT_BAN_DAYS),
-                report=report,
+            until = timezone.now() + timedelta(days=REPORT_BAN_DAYS)
+            longer = reported.is_banned and (
+                reported.banned_until is None or reported.banned_until >= until
             )
+            if not longer:  # a ban already in force that lasts longer is left as it is
+                ban(moderator, reported, reason, until, report=report)
         elif resolution != Report.Resolution.NO_ACTION:
             raise ModerationError(_("Resolución desconocida."))
         report.status = Report.Status.RESOLVED

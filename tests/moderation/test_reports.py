@@ -313,3 +313,18 @@ def test_a_resolved_report_is_not_resolved_again(
     assert not ModerationAction.objects.exists()
     shown = [str(m) for m in admin_client.get(QUEUE).context["messages"]]
     assert any("ya está resuelta" in m for m in shown), shown
+
+
+def test_resolving_with_a_7_day_ban_never_shortens_a_longer_ban(
+    admin_client: Client, reports: list[Report], moderator: User
+) -> None:
+    from accounts import moderation
+
+    reported = User.objects.get(pk=reports[0].reported_id)
+    moderation.ban(moderator, reported, "Trampas reiteradas")  # no end
+    confirm_post(admin_client, QUEUE, "resolve_ban", [reports[0].pk], note="Otra vez")
+    reported.refresh_from_db()
+    assert reported.is_banned and reported.banned_until is None
+    assert reported.ban_reason == "Trampas reiteradas"
+    report = Report.objects.get(pk=reports[0].pk)
+    assert (report.status, report.resolution) == ("resuelta", "expulsado")
