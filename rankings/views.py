@@ -150,7 +150,7 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
             hand_no = max(1, min(hand_no, len(record["hands"])))
             hand_steps = len(record["hands"][hand_no - 1].get("actions") or [])
             step = replay.step_at(record, hand_no, _int(request.GET.get("paso"), hand_steps))
-        except (engine.RecordError, KeyError, TypeError, ValueError) as exc:
+        except (engine.RecordError, IndexError, KeyError, TypeError, ValueError) as exc:
             context["replay_error"] = str(exc)
         else:
             for hand in context["hands"]:

@@ -231,3 +231,15 @@ def test_the_game_page_and_history_speak_english_too(
     assert "Gana la pareja" not in text
     history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
     assert "Lost" in history.content.decode()
+
+
+def test_a_record_that_does_not_replay_leaves_the_rest_of_the_game_page(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    table = finished_game(players(4))
+    for broken in ({"format": "mus-record/1", "hands": []}, {"nonsense": True}):
+        Table.objects.filter(pk=table.pk).update(record=broken)
+        response = client.get(reverse("game_detail", args=[table.pk]))
+        assert response.status_code == 200
+        assert response.context["replay_error"]
+        assert "No se ha podido reproducir" in response.content.decode()
