@@ -7,6 +7,7 @@ nothing; they are validated as they go.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from .cards import CODE_TO_ID, CODES, MODES
@@ -56,12 +57,14 @@ _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
 
 
-def _parse_cards(codes: Any, n: int | None) -> list[int] | None:
+def _parse_cards(codes: Any, n: int | None) -> list[int] | tuple[int, ...] | None:
     """Card ids for a list of distinct codes (of length ``n`` if given), or None if invalid."""
     if type(codes) is not list or (n is not None and len(codes) != n):
         return None
     try:
-        ids = [CODE_TO_ID[c] for c in codes]  # (a list comprehension is the fastest here)
+        # One C-level call does the 40 look-ups of a deck (the fastest way measured); with a
+        # single key itemgetter returns the value itself, not a tuple, hence the other branch.
+        ids = itemgetter(*codes)(CODE_TO_ID) if len(codes) > 1 else [CODE_TO_ID[c] for c in codes]
     except (KeyError, TypeError):
         return None
     if len(set(ids)) != len(ids):
@@ -136,7 +139,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
         deck = _parse_cards(hand.get("deck"), 40)
         if deck is None:
             raise RecordError(hi, 0, "the deck must list the 40 distinct cards")
-        piles: list[list[int]] = []
+        piles: list[tuple[int, ...] | list[int]] = []
         if "reshuffles" in hand:
             raw = hand["reshuffles"]
             if type(raw) is not list or not raw:
