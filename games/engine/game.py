@@ -37,6 +37,16 @@ POS: tuple[tuple[int, ...], ...] = tuple(
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
+#: VOTERS[elig, team]: the seats of ``elig`` (a lance's eligible seats, in speaking order) that
+#: answer a bet by ``team``. Every possible elig is a subsequence of a speaking order.
+VOTERS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {
+    (elig, team): tuple(s for s in elig if s & 1 != team)
+    for order in ORDER
+    for mask in range(1, 16)
+    for elig in [tuple(s for i, s in enumerate(order) if mask >> i & 1)]
+    for team in (0, 1)
+}
+
 #: HandEval field that decides each lance (by lance index); punto compares the points.
 _STRENGTH_FIELD: tuple[int, ...] = tuple(
     HandEval._fields.index(f) for f in ("grande", "chica", "pares", "juego", "points")
@@ -236,7 +246,7 @@ class Game:
         self._answers = [None, None]
         self._results = []
         self._tally = None
-        # (the lance state is reset by _open when the lances begin)
+        # (the lance state is set by _next_lance when the lances begin)
 
     def _archive_hand(self) -> None:
         # No copies: _new_hand gives this game fresh lists, so the archived ones never change
@@ -465,7 +475,7 @@ class Game:
         self._prev_amt = prev
         self._ordago = ordago
         self._open_i = -1
-        self._voters = [s for s in self._elig if s & 1 != team]
+        self._voters = list(VOTERS[self._elig, team])
         self._votes = []
         self._round_start = len(self._acts)
 
