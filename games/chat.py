@@ -74,6 +74,8 @@ def post(user: User, table_id: int, raw: Any) -> ChatMessage:
     seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
     if seat is None:
         raise ServiceError("not_seated", _("Solo los jugadores de la mesa pueden escribir."))
+    # The socket's user was loaded when it connected: a mute since then must still count.
+    user = User.objects.get(pk=user.pk)
     if user.is_muted:
         raise ServiceError("muted", _("Un moderador te ha silenciado: no puedes escribir."))
     text = clean_text(raw)

@@ -28,6 +28,8 @@ def database_sync_to_async(fn: Any) -> Any:
     per-thread state and connections come from psycopg's pool, so they can overlap.
     """
     return DatabaseSyncToAsync(fn, thread_sensitive=False)
+
+
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
 
 
@@ -47,10 +49,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not allowed:
             await self.close(code=4403)
             return
+        await self.accept()
+        # Tell the others first, then join: this socket gets its own fresh state just below, and
+        # joining after the announcement spares it a duplicate. A change made in between is in
+        # that fresh state, so nothing is missed.
+        await database_sync_to_async(services.player_connected)(self.table_id, user)
         await self.channel_layer.group_add(services.group_name(self.table_id), self.channel_name)
         self.joined = True
-        await self.accept()
-        await database_sync_to_async(services.player_connected)(self.table_id, user)
         await self.send_state()
         past = await database_sync_to_async(chat.history)(self.table_id)
         await self.send(text_data=json.dumps({"type": "chat_history", "messages": past}))
@@ -81,7 +86,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if text_data is None:
             await self.send_error("malformed", _("Solo se aceptan mensajes JSON de texto."))
             return
-        if len(text_data) > MAX_MESSAGE_BYTES:
+        if len(text_data) > MAX_MESSAGE_BYTES or len(text_data.encode()) > MAX_MESSAGE_BYTES:
             await self.send_error("too_long", _("Mensaje demasiado largo."))
             return
         try:
@@ -119,7 +124,9 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def handle_chat(self, message: dict[str, Any]) -> None:
         if set(message) - {"type", "text"}:
-            await self.send_error("malformed", _("Campos desconocidos en el mensaje de chat."))
+            await self.send_error(
+                "malformed", _("Campos desconocidos en el mensaje de chat."), with_state=False
+            )
             return
         try:
             await database_sync_to_async(chat.post)(

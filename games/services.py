@@ -33,6 +33,9 @@ from .models import Seat, Table
 log = logging.getLogger(__name__)
 
 MODES = ("4-reyes", "8-reyes")
+# A lost compare-and-set is retried this often: enough for all four seats of a discard round
+# arriving at the same moment (each round of retries lets at least one of them through).
+ACT_ATTEMPTS = 6
 
 
 class ServiceError(Exception):
@@ -358,7 +361,7 @@ def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Out
     """
     if type(version) is not int:
         raise ServiceError("bad_version", _("Falta la versión del estado («v») o no es un número."))
-    for attempt in range(3):
+    for attempt in range(ACT_ATTEMPTS):
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
             raise ServiceError("no_table", _("Esa mesa no existe."))
@@ -381,7 +384,7 @@ def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Out
         try:
             return apply_action(table, action)
         except ServiceError as exc:
-            if exc.code != "conflict" or attempt == 2:
+            if exc.code != "conflict" or attempt == ACT_ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
 

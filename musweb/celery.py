@@ -19,3 +19,5 @@ def _schedule_sweeps(sender: Celery, **_: object) -> None:
     sender.add_periodic_task(
         float(settings.MUS_SWEEP_SECONDS), sender.signature("games.sweep_deadlines"), name="sweep"
     )
+    # A finished game whose rating task was lost is rated within a minute.
+    sender.add_periodic_task(60.0, sender.signature("rankings.rate_pending"), name="rate-pending")

@@ -170,7 +170,13 @@ STORAGES = {
     },
 }
 
-_EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Debug prints mail on the console; production sends it by SMTP unless told otherwise.
+_EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
 _SMTP_OPTIONS = {
     "host": env_str("EMAIL_HOST", "localhost"),
     "port": env_int("EMAIL_PORT", 25, minimum=1),

@@ -6,10 +6,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg  # noqa: E402
-from psycopg import sql  # noqa: E402
+import psycopg
+from psycopg import sql
 
-from musweb.env import database_from_url  # noqa: E402
+from musweb.env import database_from_url
 
 
 def main() -> None:

@@ -101,14 +101,6 @@ async def test_a_player_muted_from_the_admin_is_refused_at_the_table_chat_and_un
     await comm.disconnect()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "games.chat.post checks the User loaded when the socket connected (scope['user']), so "
-        "a mute takes effect at the player's next connection; chat.post should re-read the "
-        "mute from the database"
-    ),
-)
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_a_player_muted_while_connected_is_refused_at_once(

@@ -83,3 +83,19 @@ def test_games_whose_task_was_lost_are_rated_by_rate_pending(
     assert services.pending_table_ids() == []
     assert set(RatedGame.objects.values_list("table_id", flat=True)) == {rated.pk, lost.pk}
     assert services.recompute(write=False)[1] == []
+
+
+def test_the_beat_task_rates_games_whose_task_was_lost(
+    players: Callable[[int], list[User]],
+) -> None:
+    from musweb.celery import app
+    from rankings.tasks import rate_pending
+
+    four = players(4)
+    lost = finished_game(four, winner=0)
+    assert rate_pending() == 1
+    assert services.pending_table_ids() == []
+    assert RatedGame.objects.filter(table_id=lost.pk).exists()
+    app.loader.import_default_modules()
+    scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert {"rankings.rate_pending", "games.sweep_deadlines"} <= scheduled

@@ -49,9 +49,16 @@ def test_check_deploy_has_no_warnings_in_production() -> None:
     assert "no issues" in result.stdout
 
 
-def test_check_deploy_refuses_production_without_a_real_mailer() -> None:
+def test_production_sends_mail_by_smtp_unless_told_otherwise() -> None:
     env = production_env()
     del env["EMAIL_BACKEND"]
+    result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_check_deploy_refuses_the_console_mailer_in_production() -> None:
+    env = production_env()
+    env["EMAIL_BACKEND"] = "django.core.mail.backends.console.EmailBackend"
     result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
     assert result.returncode != 0
     assert "mail" in result.stderr.lower()
