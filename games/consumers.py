@@ -21,13 +21,12 @@ MAX_MESSAGE_BYTES = 4096
 
 
 def database_sync_to_async(fn: Any) -> Any:
-    """Run ORM code in the thread pool, not in the one shared sync thread.
+    """Run ORM code in Channels' one shared sync thread.
 
-    Channels' default (`thread_sensitive=True`) funnels every consumer's database work through a
-    single thread, so each database round trip waits for all the others. Consumers share no
-    per-thread state and connections come from psycopg's pool, so they can overlap.
+    Measured with the load test: a thread pool (`thread_sensitive=False`) lets several threads
+    fight the event loop for the GIL and made latency worse (docs/performance.md).
     """
-    return DatabaseSyncToAsync(fn, thread_sensitive=False)
+    return DatabaseSyncToAsync(fn, thread_sensitive=True)
 
 
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
@@ -37,6 +36,23 @@ class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     seat_key: str
     language: str
+
+    async def call(self, fn: Any, *args: Any) -> Any:
+        """Run a service function in a worker thread, then send the group messages it made."""
+
+        def run() -> tuple[Any, BaseException | None, list[tuple[str, dict[str, Any]]]]:
+            with services.collect_group_messages() as messages:
+                try:
+                    return fn(*args), None, messages
+                except services.ServiceError as exc:
+                    return None, exc, messages
+
+        result, error, messages = await database_sync_to_async(run)()
+        for group, message in messages:
+            await self.channel_layer.group_send(group, message)
+        if error is not None:
+            raise error
+        return result
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -53,7 +69,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Tell the others first, then join: this socket gets its own fresh state just below, and
         # joining after the announcement spares it a duplicate. A change made in between is in
         # that fresh state, so nothing is missed.
-        await database_sync_to_async(services.player_connected)(self.table_id, user)
+        await self.call(services.player_connected, self.table_id, user)
         await self.channel_layer.group_add(services.group_name(self.table_id), self.channel_name)
         self.joined = True
         await self.send_state()
@@ -78,9 +94,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(
             services.group_name(self.table_id), self.channel_name
         )
-        await database_sync_to_async(services.player_disconnected)(
-            self.table_id, self.scope["user"]
-        )
+        await self.call(services.player_disconnected, self.table_id, self.scope["user"])
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
@@ -116,8 +130,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         payload = {k: v for k, v in message.items() if k not in ("type", "v")}
         try:
-            await database_sync_to_async(services.act)(
-                self.scope["user"], self.table_id, message.get("v"), payload
+            await self.call(
+                services.act, self.scope["user"], self.table_id, message.get("v"), payload
             )
         except services.ServiceError as exc:
             await self.send_error(exc.code, exc.message)
@@ -129,9 +143,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
             return
         try:
-            await database_sync_to_async(chat.post)(
-                self.scope["user"], self.table_id, message.get("text")
-            )
+            await self.call(chat.post, self.scope["user"], self.table_id, message.get("text"))
         except services.ServiceError as exc:
             await self.send_error(exc.code, exc.message, with_state=False)
 
@@ -160,16 +172,10 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     # Group messages -------------------------------------------------------------------------
     async def table_state(self, event: dict[str, Any]) -> None:
-        states = event["states"]
-        # Seats change before the start; find this player's seat again from the fresh data.
-        user_name = self.scope["user"].username
-        key = "-"
-        for info in states["-"]["seats"]:
-            if info and info["username"] == user_name:
-                key = str(info["seat"])
-                break
+        # Seats change before the start: find this player's seat again in every message.
+        key = event["seat_of"].get(self.scope["user"].username, "-")
         self.seat_key = key
-        await self.send(text_data=json.dumps(states[key]))
+        await self.send(text_data=event["texts"][key])
 
     async def user_banned(self, event: dict[str, Any]) -> None:
         """A moderator banned a player (accounts.moderation.ban): close that player's socket."""

@@ -9,8 +9,11 @@ nothing is overwritten.
 
 from __future__ import annotations
 
+import json
 import logging
+import queue
 import secrets
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -70,6 +73,33 @@ def engine_error(exc: engine.IllegalAction) -> ServiceError:
 
 def group_name(table_id: int) -> str:
     return f"table-{table_id}"
+
+
+# Group messages are sent right away from synchronous callers (views, Celery tasks). A WebSocket
+# consumer instead collects them while its synchronous call runs in a worker thread and sends
+# them itself on its event loop: `async_to_sync` from a worker thread would queue each send
+# behind everything else that loop is doing, and block the thread meanwhile.
+_collect = threading.local()
+
+
+class collect_group_messages:
+    def __enter__(self) -> list[tuple[str, dict[str, Any]]]:
+        self.previous = getattr(_collect, "messages", None)
+        _collect.messages = []
+        return _collect.messages
+
+    def __exit__(self, *exc: object) -> None:
+        _collect.messages = self.previous
+
+
+def send_group(group: str, message: dict[str, Any]) -> None:
+    bucket = getattr(_collect, "messages", None)
+    if bucket is not None:
+        bucket.append((group, message))
+        return
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(group, message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -625,11 +655,17 @@ def broadcast(table: Table | int) -> dict[str, dict[str, Any]] | None:
         if table is None:
             return None
     states = build_states(table)
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(
-            group_name(table.pk), {"type": "table.state", "states": states}
-        )
+    # Each state is encoded to JSON once, here: the channel layer then carries plain strings
+    # (cheap to pack and unpack) and every consumer forwards its own text as it is.
+    seat_of = {info["username"]: str(info["seat"]) for info in states["-"]["seats"] if info}
+    send_group(
+        group_name(table.pk),
+        {
+            "type": "table.state",
+            "texts": {key: json.dumps(state) for key, state in states.items()},
+            "seat_of": seat_of,
+        },
+    )
     return states
 
 
@@ -650,12 +686,52 @@ def _after_commit_table(table: Table | int, *, schedule: bool = False) -> None:
     transaction.on_commit(run)
 
 
+class _DeadlinePublisher:
+    """Publishes turn-deadline tasks from a background thread.
+
+    Publishing a Celery task costs a broker round trip (10-20 ms under load): too much to spend
+    inside every action. The queue is in memory, so a crash can lose a few; Celery beat's sweep
+    (`games.sweep_deadlines`) plays any overdue turn within seconds anyway.
+    """
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue[tuple[int, int, datetime]] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+
+    def put(self, table_id: int, version: int, eta: datetime) -> None:
+        if self.thread is None or not self.thread.is_alive():
+            with self.lock:
+                if self.thread is None or not self.thread.is_alive():
+                    self.thread = threading.Thread(
+                        target=self.run, name="deadline-publisher", daemon=True
+                    )
+                    self.thread.start()
+        self.queue.put((table_id, version, eta))
+
+    def run(self) -> None:
+        from .tasks import turn_deadline_task
+
+        while True:
+            table_id, version, eta = self.queue.get()
+            try:
+                turn_deadline_task.apply_async(args=[table_id, version], eta=eta)
+            except Exception:  # the broker is down: the beat sweep will catch this deadline
+                log.exception("could not schedule the deadline of table %s", table_id)
+
+
+_deadlines = _DeadlinePublisher()
+
+
 def _schedule_deadline(table: Table) -> None:
     if table.deadline is None or table.status != Table.Status.PLAYING:
         return
-    from .tasks import turn_deadline_task
+    if settings.MUS_DEADLINE_TASKS_INLINE:
+        from .tasks import turn_deadline_task
 
-    turn_deadline_task.apply_async(args=[table.pk, table.version], eta=table.deadline)
+        turn_deadline_task.apply_async(args=[table.pk, table.version], eta=table.deadline)
+    else:
+        _deadlines.put(table.pk, table.version, table.deadline)
 
 
 def _game_finished(table_id: int) -> None:

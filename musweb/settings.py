@@ -86,7 +86,7 @@ DATABASES = {
         "CONN_MAX_AGE": 0,
         "OPTIONS": {
             "pool": {
-                "min_size": env_int("DB_POOL_MIN", 2, minimum=1),
+                "min_size": env_int("DB_POOL_MIN", 4, minimum=1),
                 "max_size": env_int("DB_POOL_MAX", 20, minimum=1),
                 "timeout": 10,
             }
@@ -148,6 +148,8 @@ MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)
 MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
 MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 5, minimum=1)
+# Publish each turn's deadline task inside the action (tests) or from a background thread (default).
+MUS_DEADLINE_TASKS_INLINE = env_bool("MUS_DEADLINE_TASKS_INLINE", False)
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]

@@ -125,6 +125,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
         raise ValueError("upto must be a number of actions, 0 or more")
     g = Game(mode, first_mano)
     do = g._do
+    act_info = _ACT_INFO  # locals: this loop runs for every action of every replayed game
     budget = upto if upto is not None else -1  # -1: no limit
     for hi, hand in enumerate(hands, 1):
         if budget == 0 and hi > 1:
@@ -165,7 +166,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
                 # _ACT_INFO also gives the engine's own copy of the act string: acts decoded
                 # from JSON are equal but not identical, and identity makes every later
                 # comparison in the state machine cheaper.
-                act, arity = _ACT_INFO[a["act"]]
+                act, arity = act_info[a["act"]]
             except (KeyError, TypeError):
                 raise _bad_action(hi, ai, a) from None
             # (A seat of the wrong number is refused by the state machine, which compares it
