@@ -7,8 +7,6 @@ import unicodedata
 import uuid
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
@@ -16,7 +14,7 @@ from accounts.models import User
 
 from . import presence
 from .models import ChatMessage, Table
-from .services import ServiceError, group_name
+from .services import ServiceError, group_name, send_group
 
 MAX_LENGTH = 300
 RATE_COUNT = 5
@@ -82,10 +80,7 @@ def post(user: User, table_id: int, raw: Any) -> ChatMessage:
     if not _within_rate(user.pk):
         raise ServiceError("chat_rate", _("Demasiados mensajes seguidos: espera unos segundos."))
     message = ChatMessage.objects.create(table=table, user=user, seat=seat, text=text)
-    layer = get_channel_layer()
-    async_to_sync(layer.group_send)(
-        group_name(table_id), {"type": "table.chat", "message": message.to_message()}
-    )
+    send_group(group_name(table_id), {"type": "table.chat", "message": message.to_message()})
     return message
 
 
