@@ -4,9 +4,10 @@
 
 The bot sees exactly what a player sees (its own cards, what was said this hand, the automatic
 lleva / no lleva answers, the bet on the table, how many cards everybody changed, the scores,
-the mano and the lance) and never looks at a Game. It uses the cards, the speaking order, what
-was said (mus rounds, bets, answers), the lleva answers (who plays pares and juego) and the
-scores; the number of cards the others changed is not used yet.
+the mano, the lance and the public summary of the game's earlier hands) and never looks at a
+Game. It uses the cards, the speaking order, what was said (mus rounds, bets, answers), the
+lleva answers (who plays pares and juego), the scores and ``view["history"]``; the number of
+cards the others changed is not used yet.
 
 How it plays
 ------------
@@ -34,12 +35,20 @@ How it plays
   Órdagos only with a (near) sure lance, or a good one when the game is being lost anyway; an
   órdago is accepted when the chance to win the lance beats the chance to win the game after
   refusing. A rare small bluff (driven by ``rng``) keeps it from being fully predictable.
+* **Loose opponents.** Each opponent's chance of playing "loose" (saying things regardless of
+  its cards, like a uniformly random player) comes from what it said this hand and in the
+  earlier hands (``view["history"]``): órdagos and big envidos raise it, pasos and small bets
+  lower it. A loose opponent's range is mixed with "anything" accordingly, accepting and
+  refusing count the team's edge over it (refusing its blind órdago costs a tanto, not the
+  game), a loose team's órdago is accepted a little more readily, and bets against it are
+  the smallest.
 
 Everything is deterministic given ``rng`` (None: no bluffs at all).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
@@ -50,6 +59,7 @@ from typing import Any
 from .actions import Action
 from .cards import CODE_TO_ID, EFFECTIVE_RANK, HAND_BIT, MODES
 from .evaluate import EVAL_TABLE, HandEval
+from .view import act_summary
 
 __all__ = ["decide", "game_win_probability", "hand_info"]
 
@@ -390,7 +400,7 @@ class _Lance:
 Range = tuple[float, float, float]  # (lo, hi, eps): U[lo, hi] with weight 1 - eps, U[0, 1] eps
 
 
-def _range(seat: int, info: _Lance, cautious: bool = False) -> Range:
+def _range(seat: int, info: _Lance, cautious: bool = False, loose: float = 0.0) -> Range:
     """Percentile range of another player's hand for this lance, from what they did.
 
     Nothing is certain (a paso may be a slow-played monster, a bet a bluff), so the range is
@@ -414,7 +424,49 @@ def _range(seat: int, info: _Lance, cautious: bool = False) -> Range:
         lo, hi, eps = max(lo, 0.88), 1.0, 0.1
     if lo > hi - 0.05:
         lo = hi - 0.05
-    return lo, hi, eps
+    # A loose player's words say little about its cards: mix in "anything" accordingly.
+    return lo, hi, eps + (1 - eps) * loose
+
+
+#: Log likelihood ratio (loose : sensible) of one act counted by ``view.act_summary`` (and
+#: ``view["history"]``). A loose player (e.g. uniformly random) opens with an órdago or a big
+#: envido a third of the time each and raises to any amount; a sensible one mostly passes or
+#: bets small. "bets"/"raises" count the big ones too, hence the large "big" weight.
+_LOOSE_LLR = {
+    "pasos": -0.6,
+    "bets": -1.5,
+    "raises": -0.8,
+    "big": 4.5,
+    "ordagos": 2.0,
+    "quiero": -0.2,
+    "no_quiero": -0.4,
+    "shown_lost": 0.5,
+    "shown_won": -0.3,
+}
+_LOOSE_PRIOR = -2.0  # log odds before anything was said: about 12 %
+#: Tantos of score a team is worth against a fully loose team (it bets and órdagos blind):
+#: answering such a team, nearly only its score counts (measured in the arena against
+#: ``uniforme``: 25 gives 90 %, 35 gives 91-92 %, 50 no better).
+_LOOSE_EDGE = 35
+#: How much lower the chance to win the lance may be to accept a loose team's órdago (their
+#: órdago says nothing, and the bot's lance chance is measured to be on the low side then).
+_ACCEPT_LOOSE = 0.08
+
+
+def _looseness(view: dict, hand: list[dict[str, int]]) -> list[float]:
+    """Per seat, the chance that it plays loose (says things regardless of its cards), from
+    what it said this hand and in the earlier hands of the game (``view["history"]``)."""
+    past = (view.get("history") or {}).get("seats") or [{}, {}, {}, {}]
+    out = []
+    for s in range(4):
+        x = _LOOSE_PRIOR
+        for counts in (past[s], hand[s]):
+            for k, n in counts.items():
+                if n:
+                    x += _LOOSE_LLR.get(k, 0.0) * n
+        x = max(-30.0, min(30.0, x))
+        out.append(1 / (1 + math.exp(-x)))
+    return out
 
 
 def _beat(x: float, lo: float, hi: float, eps: float) -> float:
@@ -566,12 +618,19 @@ def _bet(view: dict, t: _Tables, key: int, seat: int, legal: dict, rng) -> Actio
     pct = t.percentiles(key)[0][li]
     below, equal = pct
     my_pos = (seat - mano) % 4
+    said = view["said"]
+    loose = _looseness(
+        view, act_summary((e["seat"], e["act"], e.get("to"), e.get("lance")) for e in said)
+    )
+    loose_team = (loose[(seat + 1) % 4] + loose[(seat + 3) % 4]) / 2
+    edge = round(_LOOSE_EDGE * loose_team)
     opps, opps_c = [], []
     partner = partner_c = None
     for s in elig:
         if s == seat:
             continue
-        r, rc = _range(s, info), _range(s, info, cautious=True)
+        q = loose[s] if s & 1 != team else 0.0
+        r, rc = _range(s, info, loose=q), _range(s, info, cautious=True, loose=q)
         if s & 1 == team:
             partner, partner_c = r, rc
         else:
@@ -585,14 +644,34 @@ def _bet(view: dict, t: _Tables, key: int, seat: int, legal: dict, rng) -> Actio
     ev = EVAL_TABLE[key]
     scores = view["scores"]
     us, them = scores[team], scores[1 - team]
+    # Accepting and refusing are weighed with our edge over loose opponents (against a blind
+    # better, refusing costs a tanto while the game is still ours); whether to risk the game
+    # with our own órdago is decided on the score alone.
+    gw = _edged(edge)
     w_now = game_win_probability(us, them)
     b_us = _bonus(ev, lance, partner is not None)
     n_opp_players = len(opps)
     b_them = {"pares": 1.4, "juego": 2.3}.get(lance, 0.0) * n_opp_players
 
     if "paso" in legal:  # opening
-        return _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng)
-    return _answer(view["bet"], seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them)
+        return _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, loose_team)
+    return _answer(
+        view["bet"], seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them, gw, loose_team
+    )
+
+
+def _edged(edge: int):
+    """``game_win_probability`` for a team that is worth ``edge`` tantos more than the score
+    says (against loose opponents)."""
+    if not edge:
+        return game_win_probability
+
+    def gw(us: int, them: int) -> float:
+        if us >= 40 or them >= 40:
+            return game_win_probability(us, them)
+        return game_win_probability(min(us + edge, 39), them)
+
+    return gw
 
 
 def _ordago_threshold(w_now: float) -> float:
@@ -602,7 +681,7 @@ def _ordago_threshold(w_now: float) -> float:
     return max(0.95, min(w_now + 0.05, 0.99))
 
 
-def _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng) -> Action:
+def _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, loose_team):
     if p_sure >= _ordago_threshold(w_now):
         return Action(seat, "ordago")
     threshold = {"grande": 0.6, "chica": 0.62, "pares": 0.58, "juego": 0.58, "punto": 0.6}[lance]
@@ -611,6 +690,8 @@ def _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng) -> 
         amount = 2 if p < 0.78 else (3 if p < 0.9 else 5)
         # Near the end, what we still need is enough: a bigger bet only risks more.
         amount = min(amount, max(2, 40 - us))
+        if loose_team > 0.5:
+            amount = 2  # a loose team answers with anything: risk the least
         return Action(seat, "envido", to=max(env["min"], min(amount, env["max"])))
     # A rare bluff, when everybody before us passed and the lance is cheap.
     everybody_passed = info.passed and not info.bets
@@ -627,16 +708,17 @@ def _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng) -> 
     return Action(seat, "paso")
 
 
-def _answer(bet, seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them) -> Action:
+def _answer(bet, seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them, gw, loose_team):
     deje = info.deje
     if bet["ordago"]:
         # Refusing: they get the deje (and their pares/juego if this is that lance).
-        w_refuse = game_win_probability(us, them + deje + round(b_them))
-        return Action(seat, "quiero" if p >= w_refuse + 0.02 else "no_quiero")
+        w_refuse = gw(us, them + deje + round(b_them))
+        margin = 0.02 - _ACCEPT_LOOSE * loose_team
+        return Action(seat, "quiero" if p >= w_refuse + margin else "no_quiero")
     amount = bet["amount"]
-    win = game_win_probability(us + amount + round(b_us), them)
-    lose = game_win_probability(us, them + amount + round(b_them))
-    refuse = game_win_probability(us, them + deje + round(b_them))
+    win = gw(us + amount + round(b_us), them)
+    lose = gw(us, them + amount + round(b_them))
+    refuse = gw(us, them + deje + round(b_them))
     accept = p * win + (1 - p) * lose
     if "ordago" in legal and p_sure >= _ordago_threshold(w_now):
         return Action(seat, "ordago")

@@ -7,6 +7,8 @@ simultaneous round still in progress (they could help a partner).
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
 from .game import LANCES, PASO, QUERIDO, Game, legal_actions
@@ -64,6 +66,103 @@ def said_entries(game: Game) -> list[dict[str, Any]]:
     return out
 
 
+#: Per-seat counters of ``act_summary`` / ``view["history"]`` (docs/engine.md, "The view").
+ACT_KEYS = ("opens", "pasos", "bets", "raises", "big", "ordagos", "quiero", "no_quiero")
+HISTORY_KEYS = (*ACT_KEYS, "shown_won", "shown_lost")
+BIG_BET = 5  # an envido "big": more than this many tantos over what stood
+
+
+def act_summary(entries: Iterable[tuple]) -> list[dict[str, int]]:
+    """What each seat said in the lances of one hand, counted (public: everybody heard it).
+
+    ``entries``: ``(seat, act, to, lance)`` in the order said; entries whose lance is None or
+    negative (mus, descarte) are skipped. Per seat: ``opens`` (times it spoke before any bet
+    of the lance), ``pasos``, ``bets`` (opening envidos), ``raises`` (envidos over a bet),
+    ``big`` (envidos of more than BIG_BET over what stood), ``ordagos`` (opening or raising),
+    ``quiero``, ``no_quiero``.
+    """
+    out = [dict.fromkeys(ACT_KEYS, 0) for _ in range(4)]
+    cur_lance: Any = None
+    standing = -1  # -1: nobody bet yet in this lance
+    for seat, act, to, lance in entries:
+        if lance is None or (type(lance) is int and lance < 0):
+            continue
+        if lance != cur_lance:
+            cur_lance, standing = lance, -1
+        c = out[seat]
+        if standing < 0:
+            c["opens"] += 1
+            if act == "paso":
+                c["pasos"] += 1
+            elif act == "envido":
+                c["bets"] += 1
+                c["big"] += to > BIG_BET
+                standing = to
+            elif act == "ordago":
+                c["ordagos"] += 1
+                standing = 41
+            continue
+        if act == "quiero":
+            c["quiero"] += 1
+        elif act == "no_quiero":
+            c["no_quiero"] += 1
+        elif act == "envido":
+            c["raises"] += 1
+            c["big"] += to - standing > BIG_BET
+            standing = max(standing, to)
+        elif act == "ordago":
+            c["ordagos"] += 1
+            standing = 41
+    return out
+
+
+def _hand_history(acts: list[tuple], tally: tuple) -> list[dict[str, int]]:
+    """``act_summary`` of a finished hand plus, per seat, the bets it made in lances that were
+    accepted and decided at the recuento (``shown_won`` / ``shown_lost``): the recuento shows
+    everybody who won them."""
+    out = act_summary((a[0], a[1], a[2], a[4]) for a in acts)
+    for c in out:
+        c["shown_won"] = c["shown_lost"] = 0
+    for row in tally:
+        lance, how, winner = row[0], row[1], row[2]
+        if how != QUERIDO or winner is None:
+            continue
+        bettors = {a[0] for a in acts if a[4] == lance and a[1] in ("envido", "ordago")}
+        for s in bettors:
+            out[s]["shown_won" if s & 1 == winner else "shown_lost"] += 1
+    return out
+
+
+#: id(archived actions list) -> (that list, its _hand_history). Archived hands never change
+#: (game.py gives every new hand fresh lists), so a summary is computed once per hand.
+_HISTORY_CACHE: OrderedDict[int, tuple[list, list[dict[str, int]]]] = OrderedDict()
+_HISTORY_CACHE_SIZE = 4096
+
+
+def history(game: Game) -> dict[str, Any]:
+    """Public summary of the earlier hands of this game: per seat, ``HISTORY_KEYS`` summed.
+
+    Only what every player at the table saw or heard: what was said (never which cards were
+    discarded) and the winners of accepted bets, shown at the recuento.
+    """
+    seats = [dict.fromkeys(HISTORY_KEYS, 0) for _ in range(4)]
+    for past in game._past:
+        acts, tally = past[2], past[5]
+        hit = _HISTORY_CACHE.get(id(acts))
+        if hit is not None and hit[0] is acts:
+            summary = hit[1]
+        else:
+            summary = _hand_history(acts, tally)
+            _HISTORY_CACHE[id(acts)] = (acts, summary)
+            if len(_HISTORY_CACHE) > _HISTORY_CACHE_SIZE:
+                _HISTORY_CACHE.popitem(last=False)
+        for total, c in zip(seats, summary, strict=True):
+            for k, n in c.items():
+                if n:
+                    total[k] += n
+    return {"hands": len(game._past), "seats": seats}
+
+
 def view(game: Game, seat: int | None) -> dict[str, Any]:
     """The state as ``seat`` (None: a spectator) may see it, JSON-serialisable."""
     phase = game.phase
@@ -110,8 +209,17 @@ def view(game: Game, seat: int | None) -> dict[str, Any]:
         "bet": bet,
         "said": said_entries(game),
         "lances": _lances_so_far(game),
+        "history": history(game),
         "hands": [game.hand_codes(s) for s in range(4)] if shown else None,
     }
 
 
-__all__ = ["lance_entry", "said_entries", "view"]
+__all__ = [
+    "ACT_KEYS",
+    "HISTORY_KEYS",
+    "act_summary",
+    "history",
+    "lance_entry",
+    "said_entries",
+    "view",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -20,7 +21,9 @@ from games.engine import (
     replay,
     view,
 )
+from games.engine.arena import random_player
 from games.engine.cards import CODES
+from games.engine.view import HISTORY_KEYS
 
 from .support import deal, lances, pass_all, pass_lance, play, strings_in
 
@@ -210,3 +213,82 @@ def test_defaults_alone_finish_a_game():
         g = apply(g, default_action(g, seat), random.Random(1))
     assert g.phase == "terminada" and g.ended_by == "puntos"
     assert lances(g)
+
+
+# -- history: the public summary of the earlier hands ---------------------------------------------
+
+
+def test_history_counts_what_was_said_in_earlier_hands():
+    g = play(deal(BASE), "0 corto", "0 ordago", "1 no_quiero", "3 no_quiero")  # grande
+    g = play(g, "0 paso", "1 envido 2", "0 envido 10", "2 quiero", "1 quiero", "3 no_quiero")
+    assert view(g, 0)["history"] == {
+        "hands": 0,
+        "seats": [dict.fromkeys(HISTORY_KEYS, 0) for _ in range(4)],
+    }  # this hand is not history yet: it is in "said"
+    g = pass_all(g)
+    assert g.phase == "recuento"
+    chica = lances(g)["chica"]["winner"]
+    g = play(g, "0 repartir")
+    h = view(g, 3)["history"]
+    assert h["hands"] == 1
+    zero = dict.fromkeys(HISTORY_KEYS, 0)
+    won = {"shown_won": 1} if chica == 0 else {"shown_lost": 1}
+    lost = {"shown_lost": 1} if chica == 0 else {"shown_won": 1}
+    assert h["seats"] == [
+        # órdago in grande, paso in chica, a raise from 2 to 10 (big), paso in pares and punto
+        {**zero, "opens": 4, "pasos": 3, "raises": 1, "big": 1, "ordagos": 1, **won},
+        # no quiero to the órdago, envido 2 in chica, quiero to 10, paso in pares and punto
+        {**zero, "opens": 3, "pasos": 2, "bets": 1, "quiero": 1, "no_quiero": 1, **lost},
+        {**zero, "opens": 1, "pasos": 1, "quiero": 1},  # punto only (no pares: does not speak)
+        {**zero, "opens": 1, "pasos": 1, "no_quiero": 2},
+    ]
+    assert all(view(g, s)["history"] == h for s in (0, 1, 2, None))
+
+
+def _past_hands_reshuffled(record: dict, rng: random.Random) -> dict | None:
+    """The record with, in every earlier hand without a reshuffle, the cards nobody saw (the
+    discards and the cards never drawn) permuted among themselves, in the deck and in the
+    discard actions alike: the same game for everybody at the table. None if nothing moves."""
+    rec = copy.deepcopy(record)
+    moved = False
+    for hand in rec["hands"][:-1]:
+        if "reshuffles" in hand:
+            continue
+        discards = [c for a in hand["actions"] if a["act"] == "descarte" for c in a["cards"]]
+        drawn = 16 + len(discards)
+        hidden = discards + hand["deck"][drawn:]
+        perm = hidden[:]
+        rng.shuffle(perm)
+        to = dict(zip(hidden, perm, strict=True))
+        moved |= perm != hidden
+        hand["deck"] = [to.get(c, c) for c in hand["deck"]]
+        for a in hand["actions"]:
+            if a["act"] == "descarte":
+                a["cards"] = [to[c] for c in a["cards"]]
+    return rec if moved else None
+
+
+def test_history_is_the_same_whatever_the_cards_nobody_saw():
+    """Permuting the discards and the undrawn cards of earlier hands (the hands shown at the
+    recuento stay the same) changes no view's history: only public information is in it."""
+    compared = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        g = new_game(MODES[seed % 2], seed % 4, rng)
+        while g.phase not in ("terminada", "cancelada") and g.hand_no < 6:
+            seat = rng.choice(g.to_act())
+            g = apply(g, random_player(view(g, seat), rng), rng)
+        if g.hand_no < 2:
+            continue
+        alt_record = _past_hands_reshuffled(export_record(g), rng)
+        if alt_record is None:
+            continue
+        alt = replay(alt_record)
+        assert any(a[0] != b[0] for a, b in zip(alt._past, g._past, strict=True))
+        for seat in (0, 1, 2, 3, None):
+            assert view(alt, seat)["history"] == view(g, seat)["history"]
+        h = view(g, 0)["history"]
+        assert h["hands"] == g.hand_no - 1 and not strings_in(h) & ALL_CODES
+        json.dumps(h)
+        compared += 1
+    assert compared >= 15
