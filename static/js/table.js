@@ -444,6 +444,8 @@
     const link = $("record-link");
     link.hidden = !s.record_url;
     if (s.record_url) link.href = s.record_url;
+    const report = $("report-link");
+    if (report) report.hidden = !over || ctx.me === null;
     if (s.phase === "terminada") {
       cancelAt = null;
       let title;
@@ -550,7 +552,13 @@
     }
     if (cancelAt !== null && state.phase === "cancelada") {
       const secs = Math.max(0, Math.ceil((cancelAt - now) / 1000));
-      const reason = state.cancel_reason === "abandono" ? T.reasonAbandono : "";
+      const reasons = { abandono: T.reasonAbandono, expulsion: T.reasonExpulsion };
+      const reason =
+        state.cancel_reason in reasons
+          ? reasons[state.cancel_reason]
+          : state.cancel_reason
+            ? fmt(T.reasonModerator, { reason: state.cancel_reason })
+            : "";
       $("result-text").textContent = `${reason} ${fmt(T.redirect, { n: secs })}`.trim();
       if (secs <= 0) {
         cancelAt = null;
