@@ -105,8 +105,9 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
             open_timeout=60,
             max_size=2**22,
         )
-    except Exception:
+    except Exception as exc:
         stats.connect_failures += 1
+        stats.errors[f"connect: {type(exc).__name__}"] += 0  # name the kind of failure
         return
     pending: tuple[int, float] | None = None  # (v sent against, monotonic time sent)
     acting: asyncio.Task[None] | None = None
