@@ -33,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from .actions import Action
+from .bench import weighted_choice
 from .bot import decide as bot_decide
 from .cards import MODES
 from .game import apply, new_game
@@ -44,29 +45,8 @@ MAX_ACTIONS = 50_000  # a game that has not ended by then is counted as unfinish
 
 def random_player(v: dict[str, Any], rng: random.Random) -> Action:
     """Random legal play with the weights of ``bench.random_action``, for one seat."""
-    seat = v["you"]["seat"]
-    legal = v["you"]["legal"]
-    acts = {d["act"]: d for d in legal}
-    x = rng.random()
-    if "mus" in acts:
-        return Action(seat, "mus" if x < 0.6 else "corto")
-    if "descarte" in acts:
-        cards = v["you"]["cards"]
-        return Action(seat, "descarte", cards=tuple(rng.sample(cards, rng.randint(1, 4))))
-    if "repartir" in acts:
-        return Action(seat, "repartir")
-    envido = acts.get("envido")
-    if "paso" in acts:  # opening
-        if x < 0.6 or (envido is None and x < 0.97):
-            return Action(seat, "paso")
-    elif x < 0.85 or (envido is None and "ordago" not in acts):  # answering
-        return Action(seat, "quiero" if x < 0.45 else "no_quiero")
-    if envido is not None and x < 0.97:
-        hi = min(envido["max"], envido["min"] + rng.choice((0, 1, 2, 3, 5, 10)))
-        return Action(seat, "envido", to=rng.randint(envido["min"], hi))
-    if "ordago" in acts:
-        return Action(seat, "ordago")
-    return Action(seat, legal[0]["act"])
+    you = v["you"]
+    return weighted_choice(you["seat"], you["legal"], you["cards"], rng)
 
 
 def uniform_player(v: dict[str, Any], rng: random.Random) -> Action:

@@ -28,13 +28,18 @@ def random_action(game: Game, rng: random.Random) -> Action:
     bets, few órdagos) so that games last several hands, like the shared test vectors.
     """
     seat = rng.choice(game.to_act())  # simultaneous rounds: any arrival order
-    legal = legal_actions(game, seat)
+    return weighted_choice(seat, legal_actions(game, seat), game.hand_codes(seat), rng)
+
+
+def weighted_choice(
+    seat: int, legal: list[dict[str, Any]], cards: list[str], rng: random.Random
+) -> Action:
+    """One of ``legal`` for ``seat`` (holding ``cards``), weighted like :func:`random_action`."""
     acts = {d["act"]: d for d in legal}
     x = rng.random()
     if "mus" in acts:
         return Action(seat, "mus" if x < 0.6 else "corto")
     if "descarte" in acts:
-        cards = game.hand_codes(seat)
         return Action(seat, "descarte", cards=tuple(rng.sample(cards, rng.randint(1, 4))))
     if "repartir" in acts:
         return Action(seat, "repartir")
