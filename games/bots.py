@@ -79,10 +79,6 @@ def pending_bot_seat(game: engine.Game, bots: set[int], host_seat: int | None) -
     return next((s for s in game.to_act() if s in bots), None)
 
 
-def _host_seat(table: Table) -> int | None:
-    return table.seats.filter(user_id=table.host_id).values_list("seat", flat=True).first()
-
-
 def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> engine.Action:
     from .engine import bot
 
@@ -97,7 +93,7 @@ def play_bot_turn(table_id: int, version: int) -> bool:
     game = services.game_of(table)
     if game is None:
         return False
-    seat = pending_bot_seat(game, bot_seats(table), _host_seat(table))
+    seat = pending_bot_seat(game, bot_seats(table), services.seat_number(table, table.host_id))
     if seat is None:
         return False
     action = decide(game, seat)

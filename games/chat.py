@@ -14,7 +14,7 @@ from accounts.models import User
 
 from . import presence
 from .models import ChatMessage, Table
-from .services import ServiceError, group_name, send_group
+from .services import ServiceError, group_name, seat_number, send_group
 
 MAX_LENGTH = 300
 RATE_COUNT = 5
@@ -69,7 +69,7 @@ def post(user: User, table_id: int, raw: Any) -> ChatMessage:
     table = Table.objects.filter(pk=table_id).only("pk", "status").first()
     if table is None:
         raise ServiceError("no_table", _("Esa mesa no existe."))
-    seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+    seat = seat_number(table, user.pk)
     if seat is None:
         raise ServiceError("not_seated", _("Solo los jugadores de la mesa pueden escribir."))
     # The socket's user was loaded when it connected: a mute since then must still count.

@@ -83,7 +83,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         token = self.scope.get("session", {}).get(f"invite-{self.table_id}")
         if not services.can_see(table, user, token):
             return False
-        seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+        seat = services.seat_number(table, user.pk)
         self.seat_key = "-" if seat is None else str(seat)
         self.language = getattr(user, "language", "") or "es"
         return True
@@ -163,7 +163,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         table = Table.objects.filter(pk=self.table_id).first()
         if table is None:
             return None
-        seat = table.seats.filter(user=self.scope["user"]).values_list("seat", flat=True).first()
+        seat = services.seat_number(table, self.scope["user"].pk)
         self.seat_key = "-" if seat is None else str(seat)
         return services.build_states(table)[self.seat_key]
 

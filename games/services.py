@@ -374,8 +374,15 @@ def _save_game(
             transaction.on_commit(lambda: _game_finished(table.pk))
 
 
+def seat_number(table: Table, user_id: int | None) -> int | None:
+    """The seat `user_id` holds at `table`, or None."""
+    if user_id is None:
+        return None
+    return table.seats.filter(user_id=user_id).values_list("seat", flat=True).first()
+
+
 def _seat_of(table: Table, user: User) -> int:
-    seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+    seat = seat_number(table, user.pk)
     if seat is None:
         raise ServiceError("not_seated", _("No estás sentado en esta mesa."))
     return seat
@@ -453,18 +460,15 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
     away = set(table.seats.filter(reconnect_deadline__isnull=False).values_list("seat", flat=True))
     played = 0
     if game.phase == "recuento":
-        host_seat = table.seats.filter(user_id=table.host_id).values_list("seat", flat=True)
-        seats = list(host_seat)[:1] or [0]
+        host_seat = seat_number(table, table.host_id)
+        seats = [0 if host_seat is None else host_seat]
     else:
         seats = [s for s in game.to_act() if s not in away]
-    bots = set(table.seats.filter(user__is_bot=True).values_list("seat", flat=True))
-    for seat in seats:
-        if seat in bots:
-            from .bots import decide
+    from .bots import bot_seats, decide
 
-            action = decide(game, seat)
-        else:
-            action = engine.default_action(game, seat)
+    bots = bot_seats(table)
+    for seat in seats:
+        action = decide(game, seat) if seat in bots else engine.default_action(game, seat)
         if action is None:
             continue
         try:
@@ -642,9 +646,7 @@ def build_states(table: Table) -> dict[str, dict[str, Any]]:
 
 
 def state_for(table: Table, user: User | None) -> dict[str, Any]:
-    seat = None
-    if user is not None and user.is_authenticated:
-        seat = table.seats.filter(user=user).values_list("seat", flat=True).first()
+    seat = seat_number(table, user.pk) if user is not None and user.is_authenticated else None
     return build_states(table)["-" if seat is None else str(seat)]
 
 
