@@ -19,11 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.db import SessionStore
-
 from accounts.models import User
+from accounts.sessions import session_cookie
 
 from . import services
 from .engine import bot
@@ -65,20 +62,7 @@ def setup_tables(n: int, mode: str, run: str) -> list[Client]:
         Seat.objects.bulk_create([Seat(table=table, seat=i, user=u) for i, u in enumerate(four)])
         services.start_game(four[0], table.pk)
         for user in four:
-            session = SessionStore()
-            session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = "accounts.backends.ActiveAccountBackend"
-            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-            session.create()
-            clients.append(
-                Client(
-                    user.pk,
-                    user.username,
-                    table.pk,
-                    f"{settings.SESSION_COOKIE_NAME}={session.session_key}",
-                    "",
-                )
-            )
+            clients.append(Client(user.pk, user.username, table.pk, session_cookie(user), ""))
     return clients
 
 

@@ -9,10 +9,9 @@ import random
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.db import SessionStore
 
 from accounts.models import User
+from accounts.sessions import new_session_key as session_key_for  # noqa: F401 - shared helper
 from games import services
 from games.models import Table
 
@@ -33,15 +32,6 @@ def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> 
     services.start_game(players[0], table.pk, random.Random(seed))
     table.refresh_from_db()
     return table
-
-
-def session_key_for(user: User) -> str:
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "accounts.backends.ActiveAccountBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    return session.session_key
 
 
 def logged_in_page(browser: Any, base_url: str, session_key: str, viewport: dict[str, int]) -> Any:

@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.db import SessionStore
 
 from accounts.models import User
+from accounts.sessions import session_cookie as session_cookie_for  # noqa: F401 - shared helper
 from games import services
 from games.models import Table
 from musweb.asgi import application
@@ -52,15 +50,6 @@ def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> 
     services.start_game(players[0], table.pk, random.Random(seed))
     table.refresh_from_db()
     return table
-
-
-def session_cookie_for(user: User) -> str:
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "accounts.backends.ActiveAccountBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
 
 
 def communicator(
