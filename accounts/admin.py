@@ -178,6 +178,19 @@ def measure_page(
     return TemplateResponse(request, _FORM_PAGE, context)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """A list and detail pages nobody can add to, change or delete from (superusers included)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 def admin_link(obj: Model | None, label: Any = None) -> str:
     """A link to an object's admin change page (or a dash)."""
     if obj is None:
@@ -631,7 +644,7 @@ class ReportAdmin(admin.ModelAdmin):
 # The audit log: readable, never editable, by anybody (superusers included).
 # --------------------------------------------------------------------------------------------
 @admin.register(ModerationAction)
-class ModerationActionAdmin(admin.ModelAdmin):
+class ModerationActionAdmin(ReadOnlyAdmin):
     list_display = (
         "created_at",
         "moderator_name",
@@ -660,15 +673,6 @@ class ModerationActionAdmin(admin.ModelAdmin):
         "details",
     )
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("mesa"), ordering="table")
     def table_link(self, obj: ModerationAction) -> str:

@@ -20,7 +20,13 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts import moderation
-from accounts.admin import OptionalReasonForm, RequiredReasonForm, admin_link, measure_page
+from accounts.admin import (
+    OptionalReasonForm,
+    ReadOnlyAdmin,
+    RequiredReasonForm,
+    admin_link,
+    measure_page,
+)
 
 from .models import ChatMessage, Seat, Table
 
@@ -331,7 +337,7 @@ class ChatTableFilter(admin.SimpleListFilter):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(admin.ModelAdmin):
+class ChatMessageAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "table_link", "seat", "author", "text")
     list_filter = (ChatTableFilter, "created_at")
     search_fields = ("text", "user__username", "user__display_name")
@@ -340,15 +346,6 @@ class ChatMessageAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-pk")
     fields = ("created_at", "table_link", "seat", "author", "text")
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("mesa"), ordering="table")
     def table_link(self, obj: ChatMessage) -> str:
