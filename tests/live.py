@@ -70,6 +70,14 @@ def _wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path, timeout: f
     raise RuntimeError(f"server did not listen on {port}:\n{log.read_text()[-3000:]}")
 
 
+def _stop(proc: subprocess.Popen[Any]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 @contextmanager
 def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
     port = port or free_port()
@@ -96,11 +104,7 @@ def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
         _wait_for_port(port, proc, log)
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _stop(proc)
 
 
 @contextmanager
@@ -135,11 +139,7 @@ def celery_worker(**env: str) -> Iterator[subprocess.Popen[Any]]:
             time.sleep(0.2)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _stop(proc)
 
 
 @pytest.fixture
