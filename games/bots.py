@@ -40,11 +40,12 @@ def new_bot() -> User:
 
 def fill_with_bots(host: User, table_id: int) -> Table:
     with transaction.atomic():
-        table = services._lock_open_table(table_id)
-        if table.host_id != host.pk:
-            raise services.ServiceError("not_host", _("Solo el anfitrión puede añadir bots."))
-        if table.status != Table.Status.OPEN:
-            raise services.ServiceError("started", _("La partida ya ha empezado."))
+        table = services._lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede añadir bots."),
+            started=_("La partida ya ha empezado."),
+        )
         taken = set(table.seats.values_list("seat", flat=True))
         free = [s for s in range(4) if s not in taken]
         if not free:

@@ -184,6 +184,16 @@ def _lock_open_table(table_id: int) -> Table:
     return table
 
 
+def _lock_for_host(host: User, table_id: int, *, not_host: Any, started: Any) -> Table:
+    """Lock a table for a host-only change before the start; the messages say what was refused."""
+    table = _lock_open_table(table_id)
+    if table.host_id != host.pk:
+        raise ServiceError("not_host", not_host)
+    if table.status != Table.Status.OPEN:
+        raise ServiceError("started", started)
+    return table
+
+
 def _bump(table: Table, **fields: Any) -> None:
     """Compare-and-set save of lobby changes; a lost race is reported, never overwritten."""
     updated = Table.objects.filter(pk=table.pk, version=table.version).update(
@@ -258,11 +268,12 @@ def leave_seat(user: User, table_id: int) -> Table:
 
 def kick(host: User, table_id: int, seat: int) -> Table:
     with transaction.atomic():
-        table = _lock_open_table(table_id)
-        if table.host_id != host.pk:
-            raise ServiceError("not_host", _("Solo el anfitrión puede hacer eso."))
-        if table.status != Table.Status.OPEN:
-            raise ServiceError("started", _("La partida ya ha empezado."))
+        table = _lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede hacer eso."),
+            started=_("La partida ya ha empezado."),
+        )
         target = table.seats.filter(seat=seat).first()
         if target is None:
             raise ServiceError("empty_seat", _("Ese asiento está libre."))
@@ -276,11 +287,12 @@ def kick(host: User, table_id: int, seat: int) -> Table:
 
 def close_table(host: User, table_id: int) -> Table:
     with transaction.atomic():
-        table = _lock_open_table(table_id)
-        if table.host_id != host.pk:
-            raise ServiceError("not_host", _("Solo el anfitrión puede cerrar la mesa."))
-        if table.status != Table.Status.OPEN:
-            raise ServiceError("started", _("La partida ya ha empezado: no se puede cerrar."))
+        table = _lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede cerrar la mesa."),
+            started=_("La partida ya ha empezado: no se puede cerrar."),
+        )
         table.seats.all().delete()
         _bump(table, status=Table.Status.CLOSED, phase="cerrada")
     _after_commit_table(table)
@@ -289,11 +301,12 @@ def close_table(host: User, table_id: int) -> Table:
 
 def start_game(host: User, table_id: int, rng: Any = None) -> Table:
     with transaction.atomic():
-        table = _lock_open_table(table_id)
-        if table.host_id != host.pk:
-            raise ServiceError("not_host", _("Solo el anfitrión puede empezar la partida."))
-        if table.status != Table.Status.OPEN:
-            raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
+        table = _lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede empezar la partida."),
+            started=_("La partida ya ha empezado o la mesa está cerrada."),
+        )
         if table.seats.count() != 4:
             raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
         # RULES.md §3.2: the first mano is drawn by lot.
