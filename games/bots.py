@@ -68,7 +68,7 @@ def start_practice(user: User, mode: str, rng: Any = None) -> Table:
 
 
 def bot_seats(table: Table) -> set[int]:
-    return set(table.seats.filter(user__is_bot=True).values_list("seat", flat=True))
+    return {row["seat"] for row in services.seat_rows(table) if row["is_bot"]}
 
 
 def pending_bot_seat(game: engine.Game, bots: set[int], host_seat: int | None) -> int | None:
@@ -88,7 +88,7 @@ def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> en
 
 def play_bot_turn(table_id: int, version: int) -> bool:
     """One bot action if the table is still at `version` (so a duplicate task does nothing)."""
-    table = Table.objects.filter(pk=table_id).first()
+    table = services.load_table(table_id)
     if table is None or table.status != Table.Status.PLAYING or table.version != version:
         return False
     game = services.game_of(table)

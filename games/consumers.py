@@ -15,7 +15,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import override
 
 from . import chat, services
-from .models import Table
 
 MAX_MESSAGE_BYTES = 4096
 
@@ -57,27 +56,30 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.joined = False
+        self.joined = self.counted = False
         if user is None or not user.is_authenticated:
             await self.close(code=4401)
             return
-        allowed = await database_sync_to_async(self._load_access)(user)
-        if not allowed:
+        # Two trips through the sync thread, not four: a server restart reconnects every socket
+        # at once, and each trip waits behind all the others.
+        if not await self.call(self._enter, user):
             await self.close(code=4403)
             return
+        self.counted = True
         await self.accept()
-        # Tell the others first, then join: this socket gets its own fresh state just below, and
-        # joining after the announcement spares it a duplicate. A change made in between is in
-        # that fresh state, so nothing is missed.
-        await self.call(services.player_connected, self.table_id, user)
+        # The others were told first (in _enter), then we join: this socket gets its own fresh
+        # state just below, and joining after the announcement spares it a duplicate. A change
+        # made in between is in that fresh state, so nothing is missed.
         await self.channel_layer.group_add(services.group_name(self.table_id), self.channel_name)
         self.joined = True
-        await self.send_state()
-        past = await database_sync_to_async(chat.history)(self.table_id)
+        state, past = await database_sync_to_async(self._welcome)()
+        if state is not None:
+            await self.send(text_data=json.dumps(state))
         await self.send(text_data=json.dumps({"type": "chat_history", "messages": past}))
 
-    def _load_access(self, user: Any) -> bool:
-        table = Table.objects.filter(pk=self.table_id).first()
+    def _enter(self, user: Any) -> bool:
+        """May this user watch or play here? If so, count the connection (presence)."""
+        table = services.load_table(self.table_id)
         if table is None:
             return False
         token = self.scope.get("session", {}).get(f"invite-{self.table_id}")
@@ -86,15 +88,19 @@ class TableConsumer(AsyncWebsocketConsumer):
         seat = services.seat_number(table, user.pk)
         self.seat_key = "-" if seat is None else str(seat)
         self.language = getattr(user, "language", "") or "es"
+        services.player_connected(self.table_id, user)
         return True
 
+    def _welcome(self) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        return self._state(), chat.history(self.table_id)
+
     async def disconnect(self, code: int) -> None:
-        if not getattr(self, "joined", False):
-            return
-        await self.channel_layer.group_discard(
-            services.group_name(self.table_id), self.channel_name
-        )
-        await self.call(services.player_disconnected, self.table_id, self.scope["user"])
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(
+                services.group_name(self.table_id), self.channel_name
+            )
+        if getattr(self, "counted", False):
+            await self.call(services.player_disconnected, self.table_id, self.scope["user"])
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
@@ -160,12 +166,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=json.dumps(state))
 
     def _state(self) -> dict[str, Any] | None:
-        table = Table.objects.filter(pk=self.table_id).first()
+        table = services.load_table(self.table_id)
         if table is None:
             return None
         seat = services.seat_number(table, self.scope["user"].pk)
         self.seat_key = "-" if seat is None else str(seat)
-        return services.build_states(table)[self.seat_key]
+        return services.build_states(table, (self.seat_key,))[self.seat_key]
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(event["message"]))

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -56,6 +57,10 @@ class Table(models.Model):
         verbose_name = _("mesa")
         verbose_name_plural = _("mesas")
         indexes = [models.Index(fields=["status", "-created_at"])]
+
+    # The seats with their players as `games.services.load_table` reads them in the same query
+    # as the table (None when the table came from the ORM): not a database field.
+    seat_rows: list[dict[str, Any]] | None = None
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_mode_display()}"

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
@@ -132,6 +132,64 @@ def _remember(key: tuple[int, int], game: engine.Game) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# The hot path reads a table, its seats and their players with one fixed statement: through the
+# ORM the two queries of every action cost more CPU to build than PostgreSQL took to answer.
+# --------------------------------------------------------------------------------------------
+_TABLE_COLUMNS = [f.attname for f in Table._meta.concrete_fields]
+_JSON_COLUMNS = [
+    i for i, f in enumerate(Table._meta.concrete_fields) if f.get_internal_type() == "JSONField"
+]
+
+
+@cache
+def _seats_sql() -> str:
+    """The seats of table %s as one JSON list, ordered by seat (see `seats_info`)."""
+    qn = connection.ops.quote_name
+    return (
+        "SELECT coalesce(json_agg(json_build_object("
+        "'seat', s.seat, 'user_id', s.user_id, 'username', u.username, "
+        "'display_name', u.display_name, 'is_bot', u.is_bot, 'connections', s.connections, "
+        "'away_until', s.reconnect_deadline) ORDER BY s.seat), '[]'::json) "
+        f"FROM {qn(Seat._meta.db_table)} s JOIN {qn(User._meta.db_table)} u ON u.id = s.user_id "
+        "WHERE s.table_id = %s"
+    )
+
+
+@cache
+def _load_sql() -> str:
+    qn = connection.ops.quote_name
+    columns = ", ".join(f"t.{qn(Table._meta.get_field(c).column)}" for c in _TABLE_COLUMNS)
+    seats = _seats_sql().replace("%s", "t.id")
+    return f"SELECT {columns}, ({seats}) FROM {qn(Table._meta.db_table)} t WHERE t.id = %s"
+
+
+def load_table(table_id: int) -> Table | None:
+    """The table with `seat_rows` filled in, from one query; None if there is no such table."""
+    with connection.cursor() as cursor:
+        cursor.execute(_load_sql(), [table_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row[:-1])
+    for i in _JSON_COLUMNS:  # jsonb arrives as text; JSONField would decode it the same way
+        if isinstance(values[i], str):
+            values[i] = json.loads(values[i])
+    table = Table.from_db(DEFAULT_DB_ALIAS, _TABLE_COLUMNS, values)
+    table.seat_rows = row[-1]
+    return table
+
+
+def seat_rows(table: Table) -> list[dict[str, Any]]:
+    """The table's seats as `load_table` reads them (read now if the table came from the ORM)."""
+    if table.seat_rows is not None:
+        return table.seat_rows
+    # Not kept on the instance: an ORM-loaded table may be refreshed after its seats change.
+    with connection.cursor() as cursor:
+        cursor.execute(_seats_sql(), [table.pk])
+        return cursor.fetchone()[0]
+
+
+# --------------------------------------------------------------------------------------------
 # Lobby: creating tables, seats, starting.
 # --------------------------------------------------------------------------------------------
 def live_seat_of(user: User) -> Seat | None:
@@ -170,7 +228,7 @@ def can_see(table: Table, user: User, token: str | None = None) -> bool:
     if not table.private:
         return True
     if user.is_authenticated and (
-        table.host_id == user.pk or table.seats.filter(user=user).exists()
+        table.host_id == user.pk or seat_number(table, user.pk) is not None
     ):
         return True
     return bool(token) and secrets.compare_digest(str(token), table.invite_token)
@@ -195,15 +253,34 @@ def _lock_for_host(host: User, table_id: int, *, not_host: Any, started: Any) ->
 
 
 def _bump(table: Table, **fields: Any) -> None:
-    """Compare-and-set save of lobby changes; a lost race is reported, never overwritten."""
-    updated = Table.objects.filter(pk=table.pk, version=table.version).update(
-        version=F("version") + 1, **fields
-    )
+    """Compare-and-set save of a table change; a lost race is reported, never overwritten.
+
+    Every action goes through here, so the statement is built once per set of fields and kept:
+    building it with the ORM cost more CPU (about 1 ms) than PostgreSQL took to run it.
+    """
+    names = tuple(sorted(fields))
+    params = [_FIELDS[name].get_db_prep_save(fields[name], connection) for name in names]
+    with connection.cursor() as cursor:
+        cursor.execute(_update_sql(names), [*params, table.pk, table.version])
+        updated = cursor.rowcount
     if updated != 1:
         raise ServiceError("conflict", _("La mesa acaba de cambiar. Inténtalo otra vez."))
     table.version += 1
     for key, value in fields.items():
         setattr(table, key, value)
+
+
+_FIELDS = {f.attname: f for f in Table._meta.concrete_fields}
+
+
+@cache
+def _update_sql(names: tuple[str, ...]) -> str:
+    qn = connection.ops.quote_name
+    sets = "".join(f", {qn(_FIELDS[n].column)} = %s" for n in names)
+    return (
+        f"UPDATE {qn(Table._meta.db_table)} SET {qn('version')} = {qn('version')} + 1{sets} "
+        f"WHERE {qn('id')} = %s AND {qn('version')} = %s"
+    )
 
 
 def take_seat(user: User, table_id: int, seat: int, token: str | None = None) -> Table:
@@ -391,7 +468,7 @@ def seat_number(table: Table, user_id: int | None) -> int | None:
     """The seat `user_id` holds at `table`, or None."""
     if user_id is None:
         return None
-    return table.seats.filter(user_id=user_id).values_list("seat", flat=True).first()
+    return next((row["seat"] for row in seat_rows(table) if row["user_id"] == user_id), None)
 
 
 def _seat_of(table: Table, user: User) -> int:
@@ -412,7 +489,7 @@ def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Out
     if type(version) is not int:
         raise ServiceError("bad_version", _("Falta la versión del estado («v») o no es un número."))
     for attempt in range(ACT_ATTEMPTS):
-        table = Table.objects.filter(pk=table_id).first()
+        table = load_table(table_id)
         if table is None:
             raise ServiceError("no_table", _("Esa mesa no existe."))
         seat = _seat_of(table, user)
@@ -460,7 +537,7 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
     (a task that runs early does nothing), so running it twice is harmless. Seats whose player is
     away have their clock stopped (§8.3) and are skipped.
     """
-    table = Table.objects.filter(pk=table_id).first()
+    table = load_table(table_id)
     if table is None or table.status != Table.Status.PLAYING:
         return 0
     if version is not None and table.version != version:
@@ -470,7 +547,7 @@ def play_defaults(table_id: int, version: int | None = None, *, force: bool = Fa
     game = first = game_of(table)
     if game is None:
         return 0
-    away = set(table.seats.filter(reconnect_deadline__isnull=False).values_list("seat", flat=True))
+    away = {row["seat"] for row in seat_rows(table) if row["away_until"] is not None}
     played = 0
     if game.phase == "recuento":
         host_seat = seat_number(table, table.host_id)
@@ -562,10 +639,7 @@ def player_disconnected(table_id: int, user: User) -> None:
     updated = Seat.objects.filter(pk=seat.pk, connections=0, reconnect_deadline=None).update(
         disconnected_at=now, reconnect_deadline=deadline
     )
-    if updated:
-        from .tasks import reconnect_deadline_task
-
-        reconnect_deadline_task.apply_async(args=[table_id, seat.seat], eta=deadline)
+    if updated:  # the beat sweep cancels the game if the window runs out (tasks.sweep_deadlines)
         broadcast(table_id)
 
 
@@ -587,22 +661,25 @@ def cancel_if_abandoned(table_id: int) -> bool:
 # --------------------------------------------------------------------------------------------
 def seats_info(table: Table) -> list[dict[str, Any] | None]:
     seats: list[dict[str, Any] | None] = [None, None, None, None]
-    for s in table.seats.select_related("user").all():
-        seats[s.seat] = {
-            "seat": s.seat,
-            "team": s.seat % 2,
-            "name": s.user.public_name,
-            "username": s.user.username,
-            "bot": s.user.is_bot,
-            "host": s.user_id == table.host_id,
-            "connected": s.connections > 0 or s.user.is_bot,
-            "away_until": s.reconnect_deadline.isoformat() if s.reconnect_deadline else None,
+    for row in seat_rows(table):
+        seats[row["seat"]] = {
+            "seat": row["seat"],
+            "team": row["seat"] % 2,
+            "name": row["display_name"] or row["username"],  # User.public_name
+            "username": row["username"],
+            "bot": row["is_bot"],
+            "host": row["user_id"] == table.host_id,
+            "connected": row["connections"] > 0 or row["is_bot"],
+            "away_until": row["away_until"],
         }
     return seats
 
 
-def build_states(table: Table) -> dict[str, dict[str, Any]]:
-    """The `state` message for every seat ("0".."3") and for onlookers ("-")."""
+_ALL_KEYS = ("0", "1", "2", "3", "-")
+
+
+def build_states(table: Table, keys: tuple[str, ...] = _ALL_KEYS) -> dict[str, dict[str, Any]]:
+    """The `state` message for every seat ("0".."3") and for onlookers ("-"), or only `keys`."""
     game = game_of(table)
     seats = seats_info(table)
     host_seat = next((s["seat"] for s in seats if s and s["host"]), None)
@@ -628,7 +705,8 @@ def build_states(table: Table) -> dict[str, dict[str, Any]]:
         "cancel_reason": table.cancel_reason or None,
     }
     states: dict[str, dict[str, Any]] = {}
-    for key, seat in (("0", 0), ("1", 1), ("2", 2), ("3", 3), ("-", None)):
+    for key in keys:
+        seat = None if key == "-" else int(key)
         if game is None:
             msg = {
                 **base,
@@ -660,13 +738,14 @@ def build_states(table: Table) -> dict[str, dict[str, Any]]:
 
 def state_for(table: Table, user: User | None) -> dict[str, Any]:
     seat = seat_number(table, user.pk) if user is not None and user.is_authenticated else None
-    return build_states(table)["-" if seat is None else str(seat)]
+    key = "-" if seat is None else str(seat)
+    return build_states(table, (key,))[key]
 
 
 def broadcast(table: Table | int) -> dict[str, dict[str, Any]] | None:
     """Send every seat its own `state`; returns the states sent."""
     if not isinstance(table, Table):
-        table = Table.objects.filter(pk=table).first()
+        table = load_table(table)
         if table is None:
             return None
     states = build_states(table)
@@ -692,61 +771,15 @@ def _after_commit_table(table: Table | int, *, schedule: bool = False) -> None:
 
     def run() -> None:
         states = broadcast(table)
+        # No task per turn for the clock: Celery beat's sweep (`games.sweep_deadlines`, every
+        # MUS_SWEEP_SECONDS) plays overdue turns. One task per action cost more CPU than the
+        # action itself under load (docs/performance.md).
         if schedule and states is not None and isinstance(table, Table):
-            _schedule_deadline(table)
             from .bots import schedule_bot_turn
 
             schedule_bot_turn(table, states)
 
     transaction.on_commit(run)
-
-
-class _DeadlinePublisher:
-    """Publishes turn-deadline tasks from a background thread.
-
-    Publishing a Celery task costs a broker round trip (10-20 ms under load): too much to spend
-    inside every action. The queue is in memory, so a crash can lose a few; Celery beat's sweep
-    (`games.sweep_deadlines`) plays any overdue turn within seconds anyway.
-    """
-
-    def __init__(self) -> None:
-        self.queue: queue.SimpleQueue[tuple[int, int, datetime]] = queue.SimpleQueue()
-        self.thread: threading.Thread | None = None
-        self.lock = threading.Lock()
-
-    def put(self, table_id: int, version: int, eta: datetime) -> None:
-        if self.thread is None or not self.thread.is_alive():
-            with self.lock:
-                if self.thread is None or not self.thread.is_alive():
-                    self.thread = threading.Thread(
-                        target=self.run, name="deadline-publisher", daemon=True
-                    )
-                    self.thread.start()
-        self.queue.put((table_id, version, eta))
-
-    def run(self) -> None:
-        from .tasks import turn_deadline_task
-
-        while True:
-            table_id, version, eta = self.queue.get()
-            try:
-                turn_deadline_task.apply_async(args=[table_id, version], eta=eta)
-            except Exception:  # the broker is down: the beat sweep will catch this deadline
-                log.exception("could not schedule the deadline of table %s", table_id)
-
-
-_deadlines = _DeadlinePublisher()
-
-
-def _schedule_deadline(table: Table) -> None:
-    if table.deadline is None or table.status != Table.Status.PLAYING:
-        return
-    if settings.MUS_DEADLINE_TASKS_INLINE:
-        from .tasks import turn_deadline_task
-
-        turn_deadline_task.apply_async(args=[table.pk, table.version], eta=table.deadline)
-    else:
-        _deadlines.put(table.pk, table.version, table.deadline)
 
 
 def _game_finished(table_id: int) -> None:

@@ -15,9 +15,12 @@ app.autodiscover_tasks()
 def _schedule_sweeps(sender: Celery, **_: object) -> None:
     from django.conf import settings
 
-    # Beat re-checks every table's deadlines, so a lost task (worker restart) is recovered.
+    # The turn clock: beat plays every overdue turn (games.tasks.sweep_deadlines). A sweep that
+    # waited longer than the interval is dropped, the next one does its work.
     sender.add_periodic_task(
-        float(settings.MUS_SWEEP_SECONDS), sender.signature("games.sweep_deadlines"), name="sweep"
+        float(settings.MUS_SWEEP_SECONDS),
+        sender.signature("games.sweep_deadlines", expires=float(settings.MUS_SWEEP_SECONDS)),
+        name="sweep",
     )
     # A finished game whose rating task was lost is rated within a minute.
     sender.add_periodic_task(60.0, sender.signature("rankings.rate_pending"), name="rate-pending")

@@ -114,14 +114,15 @@ LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Redis pub/sub: a table's state is published once and every daphne process hands it to its own
+# sockets at that table. The list-based core layer queued one copy per socket and popped each
+# separately, the largest single cost of an action under load (docs/performance.md).
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
             "hosts": [REDIS_URL],
             "prefix": env_str("CHANNELS_PREFIX", "musweb"),
-            "capacity": 500,
-            "expiry": 30,
         },
     }
 }
@@ -147,9 +148,7 @@ CELERY_TIMEZONE = "UTC"
 MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)
 MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
 MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
-MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 5, minimum=1)
-# Publish each turn's deadline task inside the action (tests) or from a background thread (default).
-MUS_DEADLINE_TASKS_INLINE = env_bool("MUS_DEADLINE_TASKS_INLINE", False)
+MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]

@@ -108,9 +108,11 @@ def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
 
 
 @contextmanager
-def celery_worker(**env: str) -> Iterator[subprocess.Popen[Any]]:
+def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Popen[Any]]:
+    """A real worker; with `beat`, also the periodic tasks (the turn clock's sweep)."""
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "celery-worker.log"
+    schedule = ["--beat", f"--schedule={ARTIFACTS / 'celerybeat-schedule'}"] if beat else []
     with log.open("w") as out:
         proc = subprocess.Popen(
             [
@@ -125,6 +127,7 @@ def celery_worker(**env: str) -> Iterator[subprocess.Popen[Any]]:
                 "--without-gossip",
                 "--without-mingle",
                 "--without-heartbeat",
+                *schedule,
             ],
             cwd=ROOT,
             env=child_env(**env),

@@ -16,7 +16,7 @@ from websockets.sync.client import connect
 from accounts.models import User
 from games import engine, services
 from games.models import Seat, Table
-from games.tasks import reconnect_deadline_task, sweep_deadlines, turn_deadline_task
+from games.tasks import sweep_deadlines
 from tests.live import celery_worker, daphne_process
 
 from .conftest import leaked_cards, session_cookie_for, started_table
@@ -42,11 +42,11 @@ def overdue(table: Table) -> Table:
     return table
 
 
-def test_a_turn_deadline_plays_the_default_through_a_real_worker(
+def test_a_turn_deadline_plays_the_default_through_a_real_worker_and_beat(
     four_players: list[User], settings: Any
 ) -> None:
     settings.MUS_TURN_SECONDS = 1
-    with celery_worker():
+    with celery_worker(beat=True, MUS_SWEEP_SECONDS="1"):
         table = started_table(four_players)
         mano = table.record["first_mano"]
         wait_until(lambda: Table.objects.get(pk=table.pk).version > table.version)
@@ -55,21 +55,22 @@ def test_a_turn_deadline_plays_the_default_through_a_real_worker(
     assert table.phase == "lance"
 
 
-def test_the_deadline_task_twice_or_for_an_old_turn_changes_nothing_more(
+def test_the_defaults_played_twice_or_for_an_old_turn_change_nothing_more(
     four_players: list[User],
 ) -> None:
     table = overdue(started_table(four_players))
-    assert turn_deadline_task(table.pk, table.version - 1) == 0
-    assert turn_deadline_task(table.pk, table.version) == 1
+    assert services.play_defaults(table.pk, table.version - 1) == 0
+    assert services.play_defaults(table.pk, table.version) == 1
     after = Table.objects.get(pk=table.pk)
     assert after.version == table.version + 1
-    assert turn_deadline_task(table.pk, table.version) == 0
+    assert services.play_defaults(table.pk, table.version) == 0
     assert Table.objects.get(pk=table.pk).version == after.version
 
 
-def test_a_deadline_task_that_runs_early_does_nothing(four_players: list[User]) -> None:
+def test_a_sweep_before_the_deadline_does_nothing(four_players: list[User]) -> None:
     table = started_table(four_players)
-    assert turn_deadline_task(table.pk, table.version) == 0
+    assert sweep_deadlines() == 0
+    assert services.play_defaults(table.pk, table.version) == 0
     assert Table.objects.get(pk=table.pk).version == table.version
 
 
@@ -248,7 +249,7 @@ def test_a_player_who_reconnects_in_time_gets_the_seat_and_cards_back(
         again = next_state(back, 2)
         assert again["you"]["cards"] == first["you"]["cards"]
         assert Seat.objects.get(table=table, seat=2).reconnect_deadline is None
-        assert reconnect_deadline_task(table.pk, 2) is False
+        assert services.cancel_if_abandoned(table.pk) is False
         assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
         back.close()
         watcher.close()
@@ -258,7 +259,10 @@ def test_a_player_who_does_not_come_back_gets_the_game_cancelled(
     four_players: list[User],
 ) -> None:
     table = started_table(four_players)
-    with daphne_process(MUS_RECONNECT_SECONDS="1") as base, celery_worker():
+    with (
+        daphne_process(MUS_RECONNECT_SECONDS="1") as base,
+        celery_worker(beat=True, MUS_SWEEP_SECONDS="1"),
+    ):
         watcher = open_socket(base, table, four_players[0])
         next_state(watcher, 0)
         leaver = open_socket(base, table, four_players[3])

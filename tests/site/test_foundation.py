@@ -16,4 +16,7 @@ def test_it_reads_the_database_and_redis_from_the_environment() -> None:
     assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
     assert "pool" in settings.DATABASES["default"]["OPTIONS"]
     assert settings.CELERY_BROKER_URL.startswith("redis://")
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert (
+        settings.CHANNEL_LAYERS["default"]["BACKEND"]
+        == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    )
