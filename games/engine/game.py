@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from itertools import product
 from typing import Any
 
 from .actions import RECORD_ACTS, Action
@@ -37,20 +38,32 @@ POS: tuple[tuple[int, ...], ...] = tuple(
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
-#: VOTERS[elig, team]: the seats of ``elig`` (a lance's eligible seats, in speaking order) that
+#: VOTERS[elig][team]: the seats of ``elig`` (a lance's eligible seats, in speaking order) that
 #: answer a bet by ``team``. Every possible elig is a subsequence of a speaking order.
-VOTERS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {
-    (elig, team): tuple(s for s in elig if s & 1 != team)
+VOTERS: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {
+    elig: (tuple(s for s in elig if s & 1), tuple(s for s in elig if not s & 1))
     for order in ORDER
     for mask in range(1, 16)
     for elig in [tuple(s for i, s in enumerate(order) if mask >> i & 1)]
-    for team in (0, 1)
 }
+
+#: LLEVA[mano][answers]: the seats whose answer (answers are by seat) is yes, in the speaking
+#: order of that mano: who plays pares or juego.
+LLEVA: tuple[dict[tuple[bool, ...], tuple[int, ...]], ...] = tuple(
+    {ans: tuple(s for s in ORDER[m] if ans[s]) for ans in product((False, True), repeat=4)}
+    for m in range(4)
+)
 
 #: HandEval field that decides each lance (by lance index); punto compares the points.
 _STRENGTH_FIELD: tuple[int, ...] = tuple(
     HandEval._fields.index(f) for f in ("grande", "chica", "pares", "juego", "points")
 )
+_F_PARES, _F_JUEGO, _F_PARES_VALUE, _F_JUEGO_VALUE = map(
+    HandEval._fields.index, ("pares", "juego", "pares_value", "juego_value")
+)
+#: EVAL_TABLE with plain tuples (same fields, by index): the state machine reads a few fields
+#: of every hand, and indexing a plain tuple is much cheaper than a NamedTuple's attributes.
+_EVAL_ROWS: dict[int, tuple[int, ...]] = {k: tuple(v) for k, v in EVAL_TABLE.items()}
 
 # How a lance was played, as shown in results.
 PASO, QUERIDO, NO_QUERIDO, SIN_APUESTA, ORDAGO, NO_JUGADO = (
@@ -93,7 +106,7 @@ class Game:
         "_changed_last",  # cards changed per seat in the last completed discard round
         "_changed_total",  # ... and in the whole hand
         "_mus_i",  # index in the speaking order of the next player to say mus/corto
-        "_evals",  # HandEval per seat, fixed once the lances begin
+        "_evals",  # per seat, HandEval fields as a plain tuple, fixed once the lances begin
         "_answers",  # [pares answers, juego answers]: tuple of 4 bools or None
         "_elig",  # seats eligible in the current lance, in speaking order
         "_open_i",  # next opener's index in _elig, or -1 while a bet is being answered
@@ -140,8 +153,13 @@ class Game:
         self._acts: list[tuple] = []
         self._results: list[tuple] = []
         self._tally: list[tuple] | None = None
-        self._evals: list[HandEval] | None = None
+        self._evals: list[tuple[int, ...]] | None = None
         self._answers: list[tuple[bool, ...] | None] = [None, None]
+        self._old_disc: list[int] = []
+        self._cur_disc: list[tuple[int, ...] | None] = [None, None, None, None]
+        self._n_disc = 0
+        self._changed_last = [0, 0, 0, 0]
+        self._changed_total = [0, 0, 0, 0]
         self._reset_lance_state()
 
     def _reset_lance_state(self) -> None:
@@ -223,28 +241,29 @@ class Game:
         self._deck = deck
         self._resh = []
         self._acts = []
+        # The other per-hand lists are emptied or refilled in place: making a list costs more
+        # than a few bytecodes here, and nothing outside this game holds them (_clone copies
+        # them, and _archive_hand keeps only _resh and _acts, which are new above).
         # Card k goes to the k-th speaker (mod 4), one at a time: seat order[j] gets
         # deck[j], deck[j + 4], deck[j + 8], deck[j + 12].
         m = self.mano
-        hands: list[list[int]] = [[], [], [], []]
-        hands[m] = list(deck[0:16:4])
-        hands[(m + 1) & 3] = list(deck[1:16:4])
-        hands[(m + 2) & 3] = list(deck[2:16:4])
-        hands[(m + 3) & 3] = list(deck[3:16:4])
-        self._hands = hands
+        hands = self._hands
+        hands[m][:] = deck[0:16:4]
+        hands[(m + 1) & 3][:] = deck[1:16:4]
+        hands[(m + 2) & 3][:] = deck[2:16:4]
+        hands[(m + 3) & 3][:] = deck[3:16:4]
         self._pile = deck
         self._pile_pos = 16
-        self._old_disc: list[int] = []
-        self._cur_disc: list[tuple[int, ...] | None] = [None, None, None, None]
-        self._n_disc = 0
-        self._changed_last = [0, 0, 0, 0]
-        self._changed_total = [0, 0, 0, 0]
+        # (_cur_disc and _n_disc need no reset: every discard round ends with all four chosen.)
+        if self._old_disc:
+            self._old_disc.clear()
+        self._changed_last[:] = self._changed_total[:] = (0, 0, 0, 0)
         self._mus_i = 0
         self.phase = "mus"
         self._lance = -1
         self._evals = None
-        self._answers = [None, None]
-        self._results = []
+        self._answers[:] = (None, None)
+        self._results.clear()
         self._tally = None
         # (the lance state is set by _next_lance when the lances begin)
 
@@ -390,7 +409,7 @@ class Game:
             self._changed_total[s] += n
             # Only now do this round's discards join the "earlier" discards (RULES §4.3).
             self._old_disc.extend(cur[s])
-        self._cur_disc = [None, None, None, None]
+        cur[:] = (None, None, None, None)
         self._n_disc = 0
         self._mus_i = 0
         self.phase = "mus"
@@ -417,7 +436,8 @@ class Game:
 
     def _start_lances(self) -> None:
         bits, hands = self._bits, self._hands
-        self._evals = [EVAL_TABLE[bits[h[0]] + bits[h[1]] + bits[h[2]] + bits[h[3]]] for h in hands]
+        rows = _EVAL_ROWS
+        self._evals = [rows[bits[h[0]] + bits[h[1]] + bits[h[2]] + bits[h[3]]] for h in hands]
         self.phase = "lance"
         self._lance = -1
         self._next_lance()
@@ -432,15 +452,16 @@ class Game:
         if lance >= PUNTO:
             self._recuento()
             return
-        elig = order = ORDER[self.mano]
+        elig = ORDER[self.mano]
         if lance >= PARES:
             e0, e1, e2, e3 = self._evals
             if lance == PARES:
-                ans = (e0.pares > 0, e1.pares > 0, e2.pares > 0, e3.pares > 0)
+                f = _F_PARES
+                ans = (e0[f] > 0, e1[f] > 0, e2[f] > 0, e3[f] > 0)
                 self._answers[0] = ans
                 t0, t1 = ans[0] or ans[2], ans[1] or ans[3]
                 if t0 and t1:  # betting among those who lleva
-                    elig = tuple([s for s in order if ans[s]])
+                    elig = LLEVA[self.mano][ans]
                 else:
                     self._results.append(
                         (PARES, SIN_APUESTA, 0 if t0 else 1, 0, 0)  # one team wins it
@@ -449,11 +470,12 @@ class Game:
                     )
                     lance = JUEGO
             if lance == JUEGO:
-                ans = (e0.juego > 0, e1.juego > 0, e2.juego > 0, e3.juego > 0)
+                f = _F_JUEGO
+                ans = (e0[f] > 0, e1[f] > 0, e2[f] > 0, e3[f] > 0)
                 self._answers[1] = ans
                 t0, t1 = ans[0] or ans[2], ans[1] or ans[3]
                 if t0 and t1:
-                    elig = tuple([s for s in order if ans[s]])
+                    elig = LLEVA[self.mano][ans]
                 elif t0 or t1:
                     self._results.append((JUEGO, SIN_APUESTA, 0 if t0 else 1, 0, 0))
                     self._recuento()
@@ -475,8 +497,9 @@ class Game:
         self._prev_amt = prev
         self._ordago = ordago
         self._open_i = -1
-        self._voters = list(VOTERS[self._elig, team])
-        self._votes = []
+        # (filled and emptied in place, like the per-hand lists: see _new_hand)
+        self._voters[:] = VOTERS[self._elig][team]
+        self._votes.clear()
         self._round_start = len(self._acts)
 
     def _resolve_votes(self) -> None:
@@ -484,17 +507,18 @@ class Game:
         best = None
         best_key = -1
         accepted = False
-        pos = POS[self.mano]
         for vote in self._votes:
             act = vote[1]
+            if act == "no_quiero":
+                continue
             if act == "quiero":
                 accepted = True
-            elif act != "no_quiero":
-                # órdago beats numbers, a bigger number a smaller one, ties the earlier speaker:
-                # one int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order)
-                key = (MAX_BET + 1 if act == "ordago" else vote[2]) * 4 + 3 - pos[vote[0]]
-                if key > best_key:
-                    best, best_key = vote, key
+                continue
+            # órdago beats numbers, a bigger number a smaller one, ties the earlier speaker:
+            # one int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order)
+            key = (MAX_BET + 1 if act == "ordago" else vote[2]) * 4 + 3 - POS[self.mano][vote[0]]
+            if key > best_key:
+                best, best_key = vote, key
         if best is not None:
             seat, act, to = best
             if act == "ordago":
@@ -502,22 +526,22 @@ class Game:
             else:
                 self._bet(seat, to, self._bet_amt, False)
             return
-        lance = self._lance
         if accepted:
             if self._ordago:
                 self._ordago_accepted()
                 return
-            self._results.append((lance, QUERIDO, None, self._bet_amt, 0))
+            self._results.append((self._lance, QUERIDO, None, self._bet_amt, 0))
         else:
             team = self._bet_team
             deje = self._prev_amt if self._prev_amt > 1 else 1
-            self._results.append((lance, NO_QUERIDO, team, 0, deje))
-            self._scores[team] += deje
-            if self._scores[team] >= self.target:  # a deje that reaches 40 ends the game
+            self._results.append((self._lance, NO_QUERIDO, team, 0, deje))
+            scores = self._scores
+            scores[team] += deje
+            if scores[team] >= self.target:  # a deje that reaches 40 ends the game
                 self._finish(team, "puntos")
                 return
-        self._voters = []
-        self._votes = []
+        # (_voters is empty now, and _votes is only looked at while a bet is being answered:
+        # the next bet starts new lists.)
         self._next_lance()
 
     def _ordago_accepted(self) -> None:
@@ -547,33 +571,35 @@ class Game:
         scores = self._scores
         target = self.target
         evals = self._evals
-        order = ORDER[self.mano]
+        # The hands in speaking order, for the lances the cards decide.
+        s0, s1, s2, s3 = ORDER[self.mano]
+        e0, e1, e2, e3 = evals[s0], evals[s1], evals[s2], evals[s3]
         tally = []
         done = False
         for lance, how, winner, bet, deje in self._results:
-            if how == NO_JUGADO:
-                tally.append((lance, how, None, 0, 0, 0, 0, 0))
-                continue
-            if winner is None:  # en paso or querido: the cards decide; ties to the earlier
-                field = _STRENGTH_FIELD[lance]
-                s0, s1, s2, s3 = order
-                best, top = s0, evals[s0][field]
-                if evals[s1][field] > top:  # strictly better: a tie stays with the earlier
-                    best, top = s1, evals[s1][field]
-                if evals[s2][field] > top:
-                    best, top = s2, evals[s2][field]
-                if evals[s3][field] > top:
+            if winner is None:
+                if how == NO_JUGADO:
+                    tally.append((lance, how, None, 0, 0, 0, 0, 0))
+                    continue
+                # en paso or querido: the best hand wins, a tie stays with the earlier speaker
+                f = _STRENGTH_FIELD[lance]
+                best, top = s0, e0[f]
+                if e1[f] > top:
+                    best, top = s1, e1[f]
+                if e2[f] > top:
+                    best, top = s2, e2[f]
+                if e3[f] > top:
                     best = s3
                 winner = best & 1
             if lance == PARES:
-                bonus = evals[winner].pares_value + evals[winner + 2].pares_value
+                bonus = evals[winner][_F_PARES_VALUE] + evals[winner + 2][_F_PARES_VALUE]
             elif lance == JUEGO:
-                bonus = evals[winner].juego_value + evals[winner + 2].juego_value
+                bonus = evals[winner][_F_JUEGO_VALUE] + evals[winner + 2][_F_JUEGO_VALUE]
             elif lance == PUNTO or how == PASO:
                 bonus = 1  # punto always pays 1; grande/chica en paso pay 1
             else:
                 bonus = 0
-            worth = (bet if how == QUERIDO else 0) + bonus
+            worth = bet + bonus  # only a querido lance has a bet here (a deje is paid already)
             counted = 0
             if not done:
                 counted = worth

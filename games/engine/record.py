@@ -7,7 +7,8 @@ nothing; they are validated as they go.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from collections.abc import Iterator
+from operator import itemgetter, length_hint
 from typing import Any
 
 from .cards import CODE_TO_ID, CODES, MODES
@@ -53,6 +54,11 @@ _SIMPLE_ACTS = frozenset(("mus", "corto", "paso", "ordago", "quiero", "no_quiero
 _ARITY: dict[str, int] = {a: 2 for a in _SIMPLE_ACTS} | {"envido": 3, "descarte": 3}
 #: act -> (the act string the engine compares with, arity).
 _ACT_INFO: dict[str, tuple[str, int]] = {a: (a, n) for a, n in _ARITY.items()}
+#: The reshuffles of a hand that has none (never changed: _reshuffle only takes from a list
+#: that is not empty).
+_NO_PILES: list = []
+#: The 40 card ids as bytes, for _parse_cards.
+_ALL_IDS = bytes(range(40))
 _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
 
@@ -67,9 +73,16 @@ def _parse_cards(codes: Any, n: int | None) -> list[int] | tuple[int, ...] | Non
         ids = itemgetter(*codes)(CODE_TO_ID) if len(codes) > 1 else [CODE_TO_ID[c] for c in codes]
     except (KeyError, TypeError):
         return None
-    if len(set(ids)) != len(ids):
+    # Distinct: deleting k distinct ids from the 40 leaves 40 - k, any repeat leaves more. One
+    # C-level bytes.translate, measured a third the cost of building a set of the 40 ids.
+    if len(_ALL_IDS.translate(None, bytes(ids))) != 40 - len(ids):
         return None
     return ids
+
+
+def _index(actions: list, it: Iterator) -> int:
+    """1-based index of the action ``it`` (an iterator over ``actions``) handed out last."""
+    return len(actions) - length_hint(it)
 
 
 def _bad_action(hi: int, ai: int, a: Any) -> RecordError:
@@ -140,8 +153,9 @@ def replay(record: Any, upto: int | None = None) -> Game:
         deck = _parse_cards(hand.get("deck"), 40)
         if deck is None:
             raise RecordError(hi, 0, "the deck must list the 40 distinct cards")
-        piles: list[tuple[int, ...] | list[int]] = []
+        piles: list[tuple[int, ...] | list[int]] = _NO_PILES
         if "reshuffles" in hand:
+            piles = []
             raw = hand["reshuffles"]
             if type(raw) is not list or not raw:
                 raise RecordError(hi, 0, "reshuffles must be a non-empty list of piles")
@@ -158,7 +172,10 @@ def replay(record: Any, upto: int | None = None) -> Game:
                 actions = actions[:budget]
             budget -= len(actions)
         g._new_hand(deck)
-        for ai, a in enumerate(actions, 1):
+        # A plain loop over the actions: the action's index (for the error) is only worked out
+        # when one is refused, from how many the iterator has handed out.
+        it = iter(actions)
+        for a in it:
             # The common, well-formed case costs a few dict look-ups; anything odd goes to
             # _bad_action, which works out the message.
             try:
@@ -168,28 +185,27 @@ def replay(record: Any, upto: int | None = None) -> Game:
                 # comparison in the state machine cheaper.
                 act, arity = act_info[a["act"]]
             except (KeyError, TypeError):
-                raise _bad_action(hi, ai, a) from None
+                raise _bad_action(hi, _index(actions, it), a) from None
             # (A seat of the wrong number is refused by the state machine, which compares it
             # with the seats that may act; a bool would compare equal to 0 or 1, hence the type.)
             if type(seat) is not int or len(a) != arity:
-                raise _bad_action(hi, ai, a)
-            if arity == 2:
-                to = cards = None
-            elif act == "envido":
-                to = a.get("to")
-                cards = None
-                if type(to) is not int:
-                    raise _bad_action(hi, ai, a)
-            else:
-                to = None
-                cards = a.get("cards")
-                if type(cards) is not list or not all(type(c) is str for c in cards):
-                    raise _bad_action(hi, ai, a)
-                cards = tuple(cards)
+                raise _bad_action(hi, _index(actions, it), a)
             try:
-                do(seat, act, to, cards, piles)
+                # (one call per shape, so the common one passes its Nones as constants)
+                if arity == 2:
+                    do(seat, act, None, None, piles)
+                elif act == "envido":
+                    to = a.get("to")
+                    if type(to) is not int:
+                        raise _bad_action(hi, _index(actions, it), a)
+                    do(seat, act, to, None, piles)
+                else:
+                    cards = a.get("cards")
+                    if type(cards) is not list or not all(type(c) is str for c in cards):
+                        raise _bad_action(hi, _index(actions, it), a)
+                    do(seat, act, None, tuple(cards), piles)
             except IllegalAction as e:
-                raise RecordError(hi, ai, e.message) from None
+                raise RecordError(hi, _index(actions, it), e.message) from None
         if piles and budget != 0:
             raise RecordError(hi, 0, "the record has a reshuffle the hand never needed")
     return g
