@@ -266,6 +266,26 @@ def test_an_illegal_action_in_a_record_names_the_hand_action_and_reason():
     assert (e.hand_index, e.action_index) == (1, 4)
 
 
+def test_a_record_error_names_the_right_action_when_actions_repeat():
+    # The same dict object several times (possible when a record is built in Python): the
+    # index still counts actions, not distinct objects.
+    mus = {"seat": 0, "act": "mus"}
+    rec = record("4-reyes", 0, {"deck": stacked_deck(BASE), "actions": [mus, mus, mus]})
+    e = record_error(rec)
+    assert str(e) == "hand 1 action 2: seat 0 cannot act now"
+    bad = {"seat": 0, "act": "mus", "x": 1}
+    rec = record("4-reyes", 0, {"deck": stacked_deck(BASE), "actions": [mus, bad, bad]})
+    assert record_error(rec).action_index == 2
+
+
+def test_an_illegal_action_before_a_malformed_one_is_the_error_reported():
+    rec = good_record()
+    rec["hands"][0]["actions"][2] = {"seat": 3, "act": "paso"}  # not seat 3's turn
+    rec["hands"][0]["actions"][3] = {"seat": 2, "act": "paso", "to": 2}  # malformed
+    e = record_error(rec)
+    assert (e.action_index, e.reason) == (3, "seat 3 cannot act now")
+
+
 def test_it_refuses_a_bet_out_of_range_in_a_record():
     rec = good_record()
     rec["hands"][0]["actions"][1] = {"seat": 0, "act": "envido", "to": 41}
