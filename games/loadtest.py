@@ -30,6 +30,12 @@ from .models import Seat, Table
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    # Latencies of actions sent once every client had connected (plus 2 s): the steady state,
+    # without the connection ramp-up, which is a different load (handshakes, sessions).
+    steady_from: float = 0.0
+    steady: list[float] = field(default_factory=list)
+    ended: float = 0.0
+    client_cpu: float = 0.0
     sent: int = 0
     states: int = 0
     errors: Counter[str] = field(default_factory=Counter)
@@ -130,6 +136,8 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
             latest = message
             if pending is not None and message["v"] > pending[0]:
                 stats.latencies.append(time.monotonic() - pending[1])
+                if pending[1] >= stats.steady_from:
+                    stats.steady.append(stats.latencies[-1])
                 pending = None
             if message["phase"] in ("terminada", "cancelada"):
                 stats.finished_tables.add(client.table_id)
@@ -207,13 +215,18 @@ async def run_clients(
 ) -> tuple[Stats, float]:
     stats = Stats()
     start = time.monotonic()
-    stop_at = start + seconds + len(clients) / connect_per_second
+    cpu0 = time.process_time()
+    ramp = len(clients) / connect_per_second
+    stats.steady_from = start + ramp + 2
+    stop_at = start + seconds + ramp
     tasks = []
     for i, client in enumerate(clients):
         tasks.append(asyncio.create_task(play(client, stats, stop_at, think, i)))
         if i % 20 == 19:
             await asyncio.sleep(20 / connect_per_second)
     await asyncio.gather(*tasks, return_exceptions=True)
+    stats.client_cpu = time.process_time() - cpu0
+    stats.ended = time.monotonic()
     return stats, time.monotonic() - start
 
 
@@ -226,16 +239,17 @@ def report(
     rss: dict[str, float],
 ) -> str:
     lat_ms = [x * 1000 for x in stats.latencies]
+    steady_ms = [x * 1000 for x in stats.steady]
+    steady_seconds = max(0.001, stats.ended - stats.steady_from)
     lines = [
         f"tables: {n_tables}  clients: {4 * n_tables}  servers: {', '.join(urls)}",
         f"wall time: {wall:.1f} s (including connection ramp-up)",
         f"actions sent: {stats.sent}  accepted (latency samples): {len(lat_ms)}  "
         f"actions/s: {len(lat_ms) / wall:.1f}",
         f"state messages received: {stats.states}  ({stats.states / wall:.0f}/s)",
-        "latency send→state ms: "
-        f"p50 {percentile(lat_ms, 0.5):.1f}  p95 {percentile(lat_ms, 0.95):.1f}  "
-        f"p99 {percentile(lat_ms, 0.99):.1f}  max {max(lat_ms, default=float('nan')):.1f}  "
-        f"mean {statistics.fmean(lat_ms) if lat_ms else float('nan'):.1f}",
+        "latency send→state ms, whole run: " + _latencies(lat_ms),
+        f"steady state (after the ramp-up, {steady_seconds:.0f} s): "
+        f"{len(steady_ms) / steady_seconds:.1f} actions/s, latency ms " + _latencies(steady_ms),
         f"errors: {sum(stats.errors.values())} {dict(stats.errors)}  "
         f"connect failures: {stats.connect_failures}  dropped: {stats.disconnects}",
         f"games finished during the run: {len(stats.finished_tables)}",
@@ -243,4 +257,13 @@ def report(
     ]
     for group in ("daphne", "celery", "postgres", "redis"):
         lines.append(f"  {group:9s} cpu {100 * cpu[group] / wall:6.1f}%   rss {rss[group]:8.1f} MB")
+    lines.append(f"load client (this process) cpu {100 * stats.client_cpu / wall:6.1f}%")
     return "\n".join(lines)
+
+
+def _latencies(ms: list[float]) -> str:
+    return (
+        f"p50 {percentile(ms, 0.5):.1f}  p95 {percentile(ms, 0.95):.1f}  "
+        f"p99 {percentile(ms, 0.99):.1f}  max {max(ms, default=float('nan')):.1f}  "
+        f"mean {statistics.fmean(ms) if ms else float('nan'):.1f}"
+    )

@@ -14,6 +14,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -524,7 +525,10 @@ def apply_action(table: Table, action: engine.Action) -> Outcome:
         new_game = engine.apply(game, action)
     except engine.IllegalAction as exc:
         raise engine_error(exc) from None
-    with transaction.atomic():
+    # A move is one UPDATE, which commits by itself; only the end of a game writes more rows
+    # (the seats), so only then is there a transaction. Under load each round trip costs the
+    # sync thread a wait for the GIL as well (docs/performance.md).
+    with transaction.atomic() if new_game.phase == "terminada" else nullcontext():
         _save_game(table, new_game, game)
     _after_commit_table(table, schedule=True)
     return Outcome(table.pk, table.version, new_game.phase)
