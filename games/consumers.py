@@ -135,10 +135,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_error("malformed", _("Campos desconocidos en la acción."))
             return
         payload = {k: v for k, v in message.items() if k not in ("type", "v")}
+        args = (self.scope["user"], self.table_id, message.get("v"), payload)
         try:
-            await self.call(
-                services.act, self.scope["user"], self.table_id, message.get("v"), payload
-            )
+            # Most moves never leave the event loop; the end of a game and tables with bots go
+            # through the sync thread (services.act_async says which).
+            if not await services.act_async(*args):
+                await self.call(services.act, *args)
         except services.ServiceError as exc:
             await self.send_error(exc.code, exc.message)
 

@@ -9,17 +9,19 @@ nothing is overwritten.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
 import threading
 from collections import OrderedDict
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
+import psycopg
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -122,7 +124,9 @@ def game_of(table: Table) -> engine.Game | None:
             game = engine.cancel(game)
         _remember(key, game)
     else:
-        _GAME_CACHE.move_to_end(key)
+        # (evicted meanwhile by the other thread: the event loop and the sync thread share it)
+        with suppress(KeyError):
+            _GAME_CACHE.move_to_end(key)
     return game
 
 
@@ -169,6 +173,10 @@ def load_table(table_id: int) -> Table | None:
     with connection.cursor() as cursor:
         cursor.execute(_load_sql(), [table_id])
         row = cursor.fetchone()
+    return _table_from_row(row)
+
+
+def _table_from_row(row: tuple[Any, ...] | None) -> Table | None:
     if row is None:
         return None
     values = list(row[:-1])
@@ -259,11 +267,19 @@ def _bump(table: Table, **fields: Any) -> None:
     Every action goes through here, so the statement is built once per set of fields and kept:
     building it with the ORM cost more CPU (about 1 ms) than PostgreSQL took to run it.
     """
+    sql, params = _bump_statement(table, fields)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        _bumped(table, fields, cursor.rowcount)
+
+
+def _bump_statement(table: Table, fields: dict[str, Any]) -> tuple[str, list[Any]]:
     names = tuple(sorted(fields))
     params = [_FIELDS[name].get_db_prep_save(fields[name], connection) for name in names]
-    with connection.cursor() as cursor:
-        cursor.execute(_update_sql(names), [*params, table.pk, table.version])
-        updated = cursor.rowcount
+    return _update_sql(names), [*params, table.pk, table.version]
+
+
+def _bumped(table: Table, fields: dict[str, Any], updated: int) -> None:
     if updated != 1:
         raise ServiceError("conflict", _("La mesa acaba de cambiar. Inténtalo otra vez."))
     table.version += 1
@@ -439,10 +455,10 @@ def step_key(game: engine.Game | None) -> tuple[Any, ...] | None:
     )
 
 
-def _save_game(
+def _game_fields(
     table: Table, game: engine.Game, previous: engine.Game | None = None, **extra: Any
-) -> None:
-    """Compare-and-set the new game state into the table row."""
+) -> dict[str, Any]:
+    """The table columns that store `game` (which follows `previous` at this table)."""
     fields: dict[str, Any] = {
         "record": engine.export_record(game),
         "phase": game.phase,
@@ -457,6 +473,14 @@ def _save_game(
     if step_key(previous) != step_key(game):
         fields["step_version"] = table.version + 1
     fields.update(extra)
+    return fields
+
+
+def _save_game(
+    table: Table, game: engine.Game, previous: engine.Game | None = None, **extra: Any
+) -> None:
+    """Compare-and-set the new game state into the table row."""
+    fields = _game_fields(table, game, previous, **extra)
     _bump(table, **fields)
     _remember((table.pk, table.version), game)
     if fields.get("status") in (Table.Status.FINISHED, Table.Status.CANCELLED):
@@ -487,44 +511,54 @@ def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Out
     action still applies. A compare-and-set lost to such a choice is retried, so simultaneous
     discards and votes never bounce; a lost race for the same decision gets an error.
     """
-    if type(version) is not int:
-        raise ServiceError("bad_version", _("Falta la versión del estado («v») o no es un número."))
     for attempt in range(ACT_ATTEMPTS):
-        table = load_table(table_id)
-        if table is None:
-            raise ServiceError("no_table", _("Esa mesa no existe."))
-        seat = _seat_of(table, user)
-        if table.status != Table.Status.PLAYING:
-            if table.status == Table.Status.OPEN:
-                raise ServiceError("not_started", _("La partida aún no ha empezado."))
-            raise ServiceError("game_over", _("La partida ya ha terminado."))
-        if not table.step_version <= version <= table.version:
-            raise ServiceError(
-                "stale", _("Tu pantalla no estaba al día: aquí tienes el estado actual.")
-            )
-        act_name = payload.get("act")
-        if act_name == "repartir" and table.host_id != user.pk:
-            raise ServiceError("not_host", _("Solo el anfitrión reparte la siguiente mano."))
+        table, move = _prepare(load_table(table_id), user, version, payload)
         try:
-            action = engine.Action.from_dict(payload, seat=seat)
-        except engine.IllegalAction as exc:
-            raise engine_error(exc) from None
-        try:
-            return apply_action(table, action)
+            return apply_action(table, move)
         except ServiceError as exc:
             if exc.code != "conflict" or attempt == ACT_ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def apply_action(table: Table, action: engine.Action) -> Outcome:
+def _prepare(
+    table: Table | None, user: User, version: Any, payload: dict[str, Any]
+) -> tuple[Table, engine.Action]:
+    """Check a player's action against the table as just read; the engine checks the rest."""
+    if type(version) is not int:
+        raise ServiceError("bad_version", _("Falta la versión del estado («v») o no es un número."))
+    if table is None:
+        raise ServiceError("no_table", _("Esa mesa no existe."))
+    seat = _seat_of(table, user)
+    if table.status != Table.Status.PLAYING:
+        if table.status == Table.Status.OPEN:
+            raise ServiceError("not_started", _("La partida aún no ha empezado."))
+        raise ServiceError("game_over", _("La partida ya ha terminado."))
+    if not table.step_version <= version <= table.version:
+        raise ServiceError(
+            "stale", _("Tu pantalla no estaba al día: aquí tienes el estado actual.")
+        )
+    if payload.get("act") == "repartir" and table.host_id != user.pk:
+        raise ServiceError("not_host", _("Solo el anfitrión reparte la siguiente mano."))
+    try:
+        return table, engine.Action.from_dict(payload, seat=seat)
+    except engine.IllegalAction as exc:
+        raise engine_error(exc) from None
+
+
+def _advance(table: Table, move: engine.Action) -> tuple[engine.Game, engine.Game]:
+    """The game before and after `move` (the engine's refusal becomes a ServiceError)."""
     game = game_of(table)
     if game is None:
         raise ServiceError("not_started", _("La partida aún no ha empezado."))
     try:
-        new_game = engine.apply(game, action)
+        return game, engine.apply(game, move)
     except engine.IllegalAction as exc:
         raise engine_error(exc) from None
+
+
+def apply_action(table: Table, action: engine.Action) -> Outcome:
+    game, new_game = _advance(table, action)
     # A move is one UPDATE, which commits by itself; only the end of a game writes more rows
     # (the seats), so only then is there a transaction. Under load each round trip costs the
     # sync thread a wait for the GIL as well (docs/performance.md).
@@ -532,6 +566,93 @@ def apply_action(table: Table, action: engine.Action) -> Outcome:
         _save_game(table, new_game, game)
     _after_commit_table(table, schedule=True)
     return Outcome(table.pk, table.version, new_game.phase)
+
+
+# --------------------------------------------------------------------------------------------
+# The same move on the event loop. Channels runs all database work of a daphne process in one
+# thread; under load every socket's move queued behind it, and after each query the thread waited
+# for the GIL held by the busy event loop (docs/performance.md). A move that writes one row needs
+# only `_prepare`, `_advance` and `_game_fields` above plus two statements, so the consumer runs
+# it here with an async connection; the end of a game and tables with bots (more rows, Celery)
+# take the synchronous `act`.
+# --------------------------------------------------------------------------------------------
+_ASYNC_DB: dict[asyncio.AbstractEventLoop, psycopg.AsyncConnection[Any]] = {}
+_ASYNC_DB_LOCKS: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+
+async def _async_db() -> psycopg.AsyncConnection[Any]:
+    """This event loop's connection (one per daphne process), opened on first use."""
+    loop = asyncio.get_running_loop()
+    conn = _ASYNC_DB.get(loop)
+    if conn is not None and not conn.closed:
+        return conn
+    async with _ASYNC_DB_LOCKS.setdefault(loop, asyncio.Lock()):
+        conn = _ASYNC_DB.get(loop)
+        if conn is None or conn.closed:
+            db = connection.settings_dict
+            conn = await psycopg.AsyncConnection.connect(
+                dbname=db["NAME"],
+                user=db["USER"] or None,
+                password=db["PASSWORD"] or None,
+                host=db["HOST"] or None,
+                port=db["PORT"] or None,
+                autocommit=True,
+                options="-c TimeZone=UTC",  # as Django's connections (USE_TZ)
+            )
+            _ASYNC_DB[loop] = conn
+    return conn
+
+
+def close_async_connections() -> None:
+    """Close every event loop's connection (tests: each test has its own loop)."""
+    for conn in list(_ASYNC_DB.values()):
+        conn.pgconn.finish()  # synchronous: the connection's loop may be gone already
+    _ASYNC_DB.clear()
+    _ASYNC_DB_LOCKS.clear()
+
+
+async def act_async(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> bool:
+    """`act` without leaving the event loop; False when the move needs the synchronous `act`.
+
+    Raises ServiceError exactly like `act` (the checks are the same functions).
+    """
+    try:
+        db = await _async_db()
+        for attempt in range(ACT_ATTEMPTS):
+            async with db.cursor() as cursor:
+                await cursor.execute(_load_sql(), [table_id])
+                table, move = _prepare(
+                    _table_from_row(await cursor.fetchone()), user, version, payload
+                )
+            if any(row["is_bot"] for row in seat_rows(table)):
+                return False
+            game, new_game = _advance(table, move)
+            if new_game.phase == "terminada":
+                return False
+            fields = _game_fields(table, new_game, game)
+            sql, params = _bump_statement(table, fields)
+            async with db.cursor() as cursor:
+                await cursor.execute(sql, params)
+                try:
+                    _bumped(table, fields, cursor.rowcount)
+                except ServiceError as exc:
+                    if exc.code != "conflict" or attempt == ACT_ATTEMPTS - 1:
+                        raise
+                    continue
+            _remember((table.pk, table.version), new_game)
+            layer = get_channel_layer()
+            if layer is not None:
+                await layer.group_send(group_name(table.pk), _state_message(build_states(table)))
+            return True
+    except psycopg.OperationalError:
+        # The connection broke (a database restart): reopen it next time; this move takes the
+        # synchronous path, which reports a database that is really down the usual way.
+        log.warning("async database connection lost", exc_info=True)
+        conn = _ASYNC_DB.pop(asyncio.get_running_loop(), None)
+        if conn is not None:
+            conn.pgconn.finish()
+        return False
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def play_defaults(table_id: int, version: int | None = None, *, force: bool = False) -> int:
@@ -753,18 +874,19 @@ def broadcast(table: Table | int) -> dict[str, dict[str, Any]] | None:
         if table is None:
             return None
     states = build_states(table)
+    send_group(group_name(table.pk), _state_message(states))
+    return states
+
+
+def _state_message(states: dict[str, dict[str, Any]]) -> dict[str, Any]:
     # Each state is encoded to JSON once, here: the channel layer then carries plain strings
     # (cheap to pack and unpack) and every consumer forwards its own text as it is.
     seat_of = {info["username"]: str(info["seat"]) for info in states["-"]["seats"] if info}
-    send_group(
-        group_name(table.pk),
-        {
-            "type": "table.state",
-            "texts": {key: json.dumps(state) for key, state in states.items()},
-            "seat_of": seat_of,
-        },
-    )
-    return states
+    return {
+        "type": "table.state",
+        "texts": {key: json.dumps(state) for key, state in states.items()},
+        "seat_of": seat_of,
+    }
 
 
 def _after_commit_table(table: Table | int, *, schedule: bool = False) -> None:

@@ -43,6 +43,15 @@ def _close_connection_pools(django_db_setup: None, django_db_blocker: object) ->
 
 
 @pytest.fixture(autouse=True)
+def _close_async_database_connections() -> object:
+    """The consumers' event-loop connection (games.services.act_async) dies with its test."""
+    yield
+    from games import services
+
+    services.close_async_connections()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_channel_layer() -> object:
     """A new channel-layer instance per test.
 
