@@ -112,7 +112,10 @@ def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Pope
     """A real worker; with `beat`, also the periodic tasks (the turn clock's sweep)."""
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "celery-worker.log"
-    schedule = ["--beat", f"--schedule={ARTIFACTS / 'celerybeat-schedule'}"] if beat else []
+    # Each worker its own beat schedule file: a file left by an earlier worker (stopped mid-write,
+    # or with other last-run times) must not change when this one's sweeps run.
+    schedule_file = ARTIFACTS / f"celerybeat-schedule-{free_port()}"
+    schedule = ["--beat", f"--schedule={schedule_file}"] if beat else []
     with log.open("w") as out:
         proc = subprocess.Popen(
             [
@@ -143,6 +146,8 @@ def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Pope
         yield proc
     finally:
         _stop(proc)
+        for leftover in ARTIFACTS.glob(f"{schedule_file.name}*"):
+            leftover.unlink()
 
 
 @pytest.fixture

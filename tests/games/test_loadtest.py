@@ -28,5 +28,7 @@ def test_the_load_test_plays_tables_through_the_public_protocol_and_reports_it()
     cpu = {g: 0.0 for g in ("daphne", "celery", "postgres", "redis")}
     text = loadtest.report(stats, wall, 2, [url], cpu, cpu)
     assert "steady state" in text and "load client" in text
-    assert loadtest.teardown_tables("t1") == 2
+    # (a game may have ended within the seconds, an órdago accepted: only the others are left)
+    playing = tables.filter(status=Table.Status.PLAYING).count()
+    assert loadtest.teardown_tables("t1") == playing
     assert not Table.objects.filter(status=Table.Status.PLAYING).exists()
