@@ -24,8 +24,12 @@ pids+=($!)
 
 # DAPHNE_PROCESSES=2 starts a second daphne on PORT+1 (and so on), all sharing Redis: the
 # multi-process setup the load test measures. Put a proxy in front of them to share one port.
+# A handshake waits up to 30 s for the consumer to accept (daphne's default is 5): after a
+# restart every browser reconnects at once, and dropping the ones still queued only makes them
+# come back again (docs/performance.md, «Connection storms»).
 for ((i = 0; i < ${DAPHNE_PROCESSES:-1}; i++)); do
-  .venv/bin/daphne -b 0.0.0.0 -p "$((PORT + i))" musweb.asgi:application &
+  .venv/bin/daphne -b 0.0.0.0 -p "$((PORT + i))" --websocket_connect_timeout 30 \
+    musweb.asgi:application &
   pids+=($!)
   [ "$i" -gt 0 ] && echo "  another daphne process: http://127.0.0.1:$((PORT + i))/"
 done
