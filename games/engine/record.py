@@ -63,14 +63,18 @@ _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
 
 
-def _parse_cards(codes: Any, n: int | None) -> list[int] | tuple[int, ...] | None:
+def _parse_cards(codes: Any, n: int | None) -> tuple[int, ...] | None:
     """Card ids for a list of distinct codes (of length ``n`` if given), or None if invalid."""
     if type(codes) is not list or (n is not None and len(codes) != n):
         return None
     try:
         # One C-level call does the 40 look-ups of a deck (the fastest way measured); with a
         # single key itemgetter returns the value itself, not a tuple, hence the other branch.
-        ids = itemgetter(*codes)(CODE_TO_ID) if len(codes) > 1 else [CODE_TO_ID[c] for c in codes]
+        ids = (
+            itemgetter(*codes)(CODE_TO_ID)
+            if len(codes) > 1
+            else tuple(CODE_TO_ID[c] for c in codes)
+        )
     except (KeyError, TypeError):
         return None
     # Distinct: deleting k distinct ids from the 40 leaves 40 - k, any repeat leaves more. One
@@ -153,7 +157,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
         deck = _parse_cards(hand.get("deck"), 40)
         if deck is None:
             raise RecordError(hi, 0, "the deck must list the 40 distinct cards")
-        piles: list[tuple[int, ...] | list[int]] = _NO_PILES
+        piles: list[tuple[int, ...]] = _NO_PILES
         if "reshuffles" in hand:
             piles = []
             raw = hand["reshuffles"]
