@@ -141,7 +141,6 @@ def replay(record: Any, upto: int | None = None) -> Game:
     if upto is not None and (type(upto) is not int or upto < 0):
         raise ValueError("upto must be a number of actions, 0 or more")
     g = Game(mode, first_mano)
-    do = g._do
     act_info = _ACT_INFO  # locals: this loop runs for every action of every replayed game
     budget = upto if upto is not None else -1  # -1: no limit
     for hi, hand in enumerate(hands, 1):
@@ -195,19 +194,20 @@ def replay(record: Any, upto: int | None = None) -> Game:
             if type(seat) is not int or len(a) != arity:
                 raise _bad_action(hi, _index(actions, it), a)
             try:
-                # (one call per shape, so the common one passes its Nones as constants)
+                # (one call per shape, so the common one passes its Nones as constants; g._do
+                # itself, not a bound method kept in a local: compiled, that is a direct call)
                 if arity == 2:
-                    do(seat, act, None, None, piles)
+                    g._do(seat, act, None, None, piles)
                 elif act == "envido":
                     to = a.get("to")
                     if type(to) is not int:
                         raise _bad_action(hi, _index(actions, it), a)
-                    do(seat, act, to, None, piles)
+                    g._do(seat, act, to, None, piles)
                 else:
                     cards = a.get("cards")
                     if type(cards) is not list or not all(type(c) is str for c in cards):
                         raise _bad_action(hi, _index(actions, it), a)
-                    do(seat, act, None, tuple(cards), piles)
+                    g._do(seat, act, None, tuple(cards), piles)
             except IllegalAction as e:
                 raise RecordError(hi, _index(actions, it), e.message) from None
         if piles and budget != 0:
