@@ -96,7 +96,7 @@ def _compile() -> None:
 def build() -> bool:
     """Compile; on failure report on stderr and leave no compiled module behind."""
     clean()
-    print("build_engine: compiling games/engine with mypyc (about a minute)...", flush=True)
+    print("build_engine: compiling games/engine with mypyc (about half a minute)...", flush=True)
     proc = subprocess.run(
         [sys.executable, __file__, "--compile-now"],
         cwd=ROOT,
