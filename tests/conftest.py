@@ -1,8 +1,22 @@
 """Shared fixtures. Tests run against the real PostgreSQL and Redis configured by the environment."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A compiled engine older than its sources would test the old code: rebuild it first.
+
+    (Only when one was built: after ``scripts/build_engine.py --clean`` the tests run the
+    pure-Python engine. A failed build removes the compiled modules and says why on stderr.)
+    """
+    subprocess.run([sys.executable, str(_ROOT / "scripts" / "build_engine.py"), "--stale"])
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,7 @@ import statistics
 import time
 from typing import Any
 
+from . import game as game_module
 from .actions import Action
 from .game import Game, apply, legal_actions, new_game
 from .record import export_record, replay
@@ -154,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         help="CPU seconds of replay per run, at least (default 0.5)",
     )
     a = p.parse_args(argv)
+    if game_module.__file__ and game_module.__file__.endswith(".so"):
+        print("engine: compiled with mypyc (scripts/build_engine.py)")
+    else:
+        print("engine: pure Python, not compiled (build it: python scripts/build_engine.py)")
     res = run(a.games, a.runs, a.seed, a.min_time)
     print(
         f"{a.games} random games per run (both modes), {a.runs} runs, "

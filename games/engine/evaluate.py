@@ -7,6 +7,7 @@ is an int where *higher is better*; ties are broken by speaking order by the cal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations_with_replacement
 from typing import NamedTuple
 
@@ -93,7 +94,7 @@ LANCE_STRENGTH_FIELD: dict[str, int] = {
 }
 
 
-def best_seat(evals: list[HandEval], order: tuple[int, ...], lance: str) -> int:
+def best_seat(evals: Sequence[tuple[int, ...]], order: tuple[int, ...], lance: str) -> int:
     """Seat that wins ``lance`` among ``order`` (speaking order): ties go to the earlier one."""
     field = LANCE_STRENGTH_FIELD[lance]
     best = order[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import secrets
 from itertools import product
-from typing import Any
+from typing import Any, cast
 
 from .actions import RECORD_ACTS, Action
 from .cards import CODE_TO_ID, CODES, EFFECTIVE_RANK, FULL_DECK, HAND_BIT, MODES
@@ -106,7 +106,7 @@ class Game:
         "_changed_last",  # cards changed per seat in the last completed discard round
         "_changed_total",  # ... and in the whole hand
         "_mus_i",  # index in the speaking order of the next player to say mus/corto
-        "_evals",  # per seat, HandEval fields as a plain tuple, fixed once the lances begin
+        "_evals",  # per seat, HandEval fields as a plain tuple, once the lances begin ([] before)
         "_answers",  # [pares answers, juego answers]: tuple of 4 bools or None
         "_elig",  # seats eligible in the current lance, in speaking order
         "_open_i",  # next opener's index in _elig, or -1 while a bet is being answered
@@ -153,7 +153,7 @@ class Game:
         self._acts: list[tuple] = []
         self._results: list[tuple] = []
         self._tally: list[tuple] | None = None
-        self._evals: list[tuple[int, ...]] | None = None
+        self._evals: list[tuple[int, ...]] = []
         self._answers: list[tuple[bool, ...] | None] = [None, None]
         self._old_disc: list[int] = []
         self._cur_disc: list[tuple[int, ...] | None] = [None, None, None, None]
@@ -175,21 +175,47 @@ class Game:
         self._round_start = 0
 
     def _clone(self) -> Game:
-        """A copy that shares nothing mutable with self (immutable parts are shared)."""
-        g = object.__new__(Game)
-        for name in _PLAIN_SLOTS:
-            object.__setattr__(g, name, getattr(self, name))
+        """A copy that shares nothing mutable with self (immutable parts are shared).
+
+        Every slot is copied by name (tests/engine/test_compiled_engine.py checks that none is
+        missed): the engine compiled with mypyc cannot make an instance without ``__init__``,
+        and in the interpreter this measured faster than a loop over the slot names.
+        """
+        g = Game(self.mode, self.first_mano)
+        g.target = self.target
+        g.hand_no = self.hand_no
+        g.deal_mano = self.deal_mano
+        g.mano = self.mano
+        g.phase = self.phase
+        g._lance = self._lance
         g._scores = self._scores[:]
+        g.winner = self.winner
+        g.ended_by = self.ended_by
         g._hands = [h[:] for h in self._hands]
+        g._pile = self._pile
+        g._pile_pos = self._pile_pos
         g._old_disc = self._old_disc[:]
         g._cur_disc = self._cur_disc[:]
+        g._n_disc = self._n_disc
         g._changed_last = self._changed_last[:]
         g._changed_total = self._changed_total[:]
+        g._mus_i = self._mus_i
+        g._evals = self._evals
         g._answers = self._answers[:]
+        g._elig = self._elig
+        g._open_i = self._open_i
+        g._bet_amt = self._bet_amt
+        g._prev_amt = self._prev_amt
+        g._ordago = self._ordago
+        g._bet_team = self._bet_team
+        g._bet_seat = self._bet_seat
         g._voters = self._voters[:]
         g._votes = self._votes[:]
+        g._round_start = self._round_start
         g._results = self._results[:]
+        g._tally = self._tally
         g._past = self._past[:]
+        g._deck = self._deck
         g._resh = self._resh[:]
         g._acts = self._acts[:]
         return g
@@ -230,7 +256,7 @@ class Game:
 
     # -- dealing ----------------------------------------------------------------------------
 
-    def _new_hand(self, deck: tuple[int, ...] | list[int]) -> None:
+    def _new_hand(self, deck: tuple[int, ...]) -> None:
         """Close the current hand (if any) and deal ``deck`` (40 distinct ids, top first)."""
         if self.hand_no:
             self._archive_hand()
@@ -261,7 +287,7 @@ class Game:
         self._mus_i = 0
         self.phase = "mus"
         self._lance = -1
-        self._evals = None
+        self._evals = []
         self._answers[:] = (None, None)
         self._results.clear()
         self._tally = None
@@ -306,6 +332,7 @@ class Game:
                         self._results.append((self._lance, PASO, None, 0, 0))
                         self._next_lance()
                 elif act == "envido":
+                    assert to is not None  # apply and replay check that an envido has one
                     if not 2 <= to <= MAX_BET:
                         raise _err("bad_amount", f"Bet from 2 to {MAX_BET} tantos.")
                     self._bet(seat, to, 0, False)
@@ -323,6 +350,7 @@ class Game:
             elif act == "envido":
                 if self._ordago:
                     raise _err("no_raise_on_ordago", "An órdago can only be accepted or refused.")
+                assert to is not None
                 if not self._bet_amt < to <= MAX_BET:
                     if self._bet_amt >= MAX_BET:
                         raise _err("bad_amount", "With 40 on the table only an órdago can raise.")
@@ -393,7 +421,7 @@ class Game:
     def _refill(self, src) -> None:
         """All four chose: refill everybody from the pile, mano first, then ask mus again."""
         pile, pos = self._pile, self._pile_pos
-        cur = self._cur_disc
+        cur = cast(list[tuple[int, ...]], self._cur_disc)  # all four chose: no None left
         for s in ORDER[self.mano]:
             hand = self._hands[s]
             for c in cur[s]:
@@ -409,7 +437,7 @@ class Game:
             self._changed_total[s] += n
             # Only now do this round's discards join the "earlier" discards (RULES §4.3).
             self._old_disc.extend(cur[s])
-        cur[:] = (None, None, None, None)
+        self._cur_disc[:] = (None, None, None, None)
         self._n_disc = 0
         self._mus_i = 0
         self.phase = "mus"
@@ -622,28 +650,6 @@ class Game:
         ]
 
 
-_PLAIN_SLOTS = tuple(
-    s
-    for s in Game.__slots__
-    if s
-    not in (
-        "_scores",
-        "_hands",
-        "_old_disc",
-        "_cur_disc",
-        "_changed_last",
-        "_changed_total",
-        "_answers",
-        "_voters",
-        "_votes",
-        "_results",
-        "_past",
-        "_resh",
-        "_acts",
-    )
-)
-
-
 # -- public API -------------------------------------------------------------------------------
 
 
@@ -678,7 +684,7 @@ def legal_actions(game: Game, seat: int) -> list[dict[str, Any]]:
                     {"act": "ordago"},
                 ]
         elif seat in game._voters:
-            out = [{"act": "quiero"}, {"act": "no_quiero"}]
+            out: list[dict[str, Any]] = [{"act": "quiero"}, {"act": "no_quiero"}]
             if not game._ordago:
                 if game._bet_amt < MAX_BET:
                     out.append({"act": "envido", "min": game._bet_amt + 1, "max": MAX_BET})
@@ -698,7 +704,10 @@ def apply(game: Game, action: Action, rng: random.Random | None = None) -> Game:
     """
     if not isinstance(action, Action):
         raise IllegalAction("malformed", "Not an action.")
-    seat, act = action.seat, action.act
+    # An Action can be built with anything: its fields are checked here, read untyped so that
+    # the compiled engine does not refuse a wrong type (with a TypeError) before the checks.
+    fields: Any = action
+    seat, act = fields.seat, fields.act
     if type(seat) is not int or not 0 <= seat <= 3:
         raise IllegalAction("malformed", "The seat must be a number from 0 to 3.")
     if game.phase in ("terminada", "cancelada"):
@@ -713,7 +722,7 @@ def apply(game: Game, action: Action, rng: random.Random | None = None) -> Game:
         return g
     if act not in RECORD_ACTS:
         raise IllegalAction("unknown_act", f"There is no action called {str(act)[:30]!r}.")
-    to, cards = action.to, action.cards
+    to, cards = fields.to, fields.cards
     if act == "envido":
         if type(to) is not int:
             raise IllegalAction("malformed", "An envido needs a whole number of tantos.")

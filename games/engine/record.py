@@ -63,14 +63,18 @@ _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
 
 
-def _parse_cards(codes: Any, n: int | None) -> list[int] | tuple[int, ...] | None:
+def _parse_cards(codes: Any, n: int | None) -> tuple[int, ...] | None:
     """Card ids for a list of distinct codes (of length ``n`` if given), or None if invalid."""
     if type(codes) is not list or (n is not None and len(codes) != n):
         return None
     try:
         # One C-level call does the 40 look-ups of a deck (the fastest way measured); with a
         # single key itemgetter returns the value itself, not a tuple, hence the other branch.
-        ids = itemgetter(*codes)(CODE_TO_ID) if len(codes) > 1 else [CODE_TO_ID[c] for c in codes]
+        ids = (
+            itemgetter(*codes)(CODE_TO_ID)
+            if len(codes) > 1
+            else tuple(CODE_TO_ID[c] for c in codes)
+        )
     except (KeyError, TypeError):
         return None
     # Distinct: deleting k distinct ids from the 40 leaves 40 - k, any repeat leaves more. One
@@ -137,7 +141,6 @@ def replay(record: Any, upto: int | None = None) -> Game:
     if upto is not None and (type(upto) is not int or upto < 0):
         raise ValueError("upto must be a number of actions, 0 or more")
     g = Game(mode, first_mano)
-    do = g._do
     act_info = _ACT_INFO  # locals: this loop runs for every action of every replayed game
     budget = upto if upto is not None else -1  # -1: no limit
     for hi, hand in enumerate(hands, 1):
@@ -153,7 +156,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
         deck = _parse_cards(hand.get("deck"), 40)
         if deck is None:
             raise RecordError(hi, 0, "the deck must list the 40 distinct cards")
-        piles: list[tuple[int, ...] | list[int]] = _NO_PILES
+        piles: list[tuple[int, ...]] = _NO_PILES
         if "reshuffles" in hand:
             piles = []
             raw = hand["reshuffles"]
@@ -191,19 +194,20 @@ def replay(record: Any, upto: int | None = None) -> Game:
             if type(seat) is not int or len(a) != arity:
                 raise _bad_action(hi, _index(actions, it), a)
             try:
-                # (one call per shape, so the common one passes its Nones as constants)
+                # (one call per shape, so the common one passes its Nones as constants; g._do
+                # itself, not a bound method kept in a local: compiled, that is a direct call)
                 if arity == 2:
-                    do(seat, act, None, None, piles)
+                    g._do(seat, act, None, None, piles)
                 elif act == "envido":
                     to = a.get("to")
                     if type(to) is not int:
                         raise _bad_action(hi, _index(actions, it), a)
-                    do(seat, act, to, None, piles)
+                    g._do(seat, act, to, None, piles)
                 else:
                     cards = a.get("cards")
                     if type(cards) is not list or not all(type(c) is str for c in cards):
                         raise _bad_action(hi, _index(actions, it), a)
-                    do(seat, act, None, tuple(cards), piles)
+                    g._do(seat, act, None, tuple(cards), piles)
             except IllegalAction as e:
                 raise RecordError(hi, _index(actions, it), e.message) from None
         if piles and budget != 0:

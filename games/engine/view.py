@@ -8,7 +8,7 @@ simultaneous round still in progress (they could help a partner).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .game import LANCES, PASO, QUERIDO, Game, legal_actions
@@ -116,7 +116,7 @@ def act_summary(entries: Iterable[tuple]) -> list[dict[str, int]]:
     return out
 
 
-def _hand_history(acts: list[tuple], tally: tuple) -> list[dict[str, int]]:
+def _hand_history(acts: list[tuple], tally: Sequence[tuple]) -> list[dict[str, int]]:
     """``act_summary`` of a finished hand plus, per seat, the bets it made in lances that were
     accepted and decided at the recuento (``shown_won`` / ``shown_lost``): the recuento shows
     everybody who won them."""

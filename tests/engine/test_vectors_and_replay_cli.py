@@ -164,3 +164,4 @@ def test_the_bench_command_plays_and_replays_and_prints_rates():
     )
     assert p.returncode == 0, p.stderr
     assert "play" in p.stdout and "replay" in p.stdout and "actions/s" in p.stdout
+    assert p.stdout.startswith("engine: ")  # compiled with mypyc or pure Python
