@@ -576,18 +576,24 @@ def apply_action(table: Table, action: engine.Action) -> Outcome:
 # it here with an async connection; the end of a game and tables with bots (more rows, Celery)
 # take the synchronous `act`.
 # --------------------------------------------------------------------------------------------
-_ASYNC_DB: dict[asyncio.AbstractEventLoop, psycopg.AsyncConnection[Any]] = {}
-_ASYNC_DB_LOCKS: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+_AsyncKey = tuple[asyncio.AbstractEventLoop, int]
+_ASYNC_DB: dict[_AsyncKey, psycopg.AsyncConnection[Any]] = {}
+_ASYNC_DB_LOCKS: dict[_AsyncKey, asyncio.Lock] = {}
 
 
-async def _async_db() -> psycopg.AsyncConnection[Any]:
-    """This event loop's connection (one per daphne process), opened on first use."""
-    loop = asyncio.get_running_loop()
-    conn = _ASYNC_DB.get(loop)
+def _async_key(table_id: int) -> _AsyncKey:
+    # A few connections per event loop, a table always on the same one: one connection made
+    # every move of the process wait for all the others at PostgreSQL.
+    return asyncio.get_running_loop(), table_id % settings.MUS_ASYNC_DB_CONNECTIONS
+
+
+async def _async_db(key: _AsyncKey) -> psycopg.AsyncConnection[Any]:
+    """The connection for `key`, opened on first use."""
+    conn = _ASYNC_DB.get(key)
     if conn is not None and not conn.closed:
         return conn
-    async with _ASYNC_DB_LOCKS.setdefault(loop, asyncio.Lock()):
-        conn = _ASYNC_DB.get(loop)
+    async with _ASYNC_DB_LOCKS.setdefault(key, asyncio.Lock()):
+        conn = _ASYNC_DB.get(key)
         if conn is None or conn.closed:
             db = connection.settings_dict
             conn = await psycopg.AsyncConnection.connect(
@@ -599,12 +605,12 @@ async def _async_db() -> psycopg.AsyncConnection[Any]:
                 autocommit=True,
                 options="-c TimeZone=UTC",  # as Django's connections (USE_TZ)
             )
-            _ASYNC_DB[loop] = conn
+            _ASYNC_DB[key] = conn
     return conn
 
 
 def close_async_connections() -> None:
-    """Close every event loop's connection (tests: each test has its own loop)."""
+    """Close every event loop's connections (tests: each test has its own loop)."""
     for conn in list(_ASYNC_DB.values()):
         conn.pgconn.finish()  # synchronous: the connection's loop may be gone already
     _ASYNC_DB.clear()
@@ -617,7 +623,8 @@ async def act_async(user: User, table_id: int, version: Any, payload: dict[str, 
     Raises ServiceError exactly like `act` (the checks are the same functions).
     """
     try:
-        db = await _async_db()
+        key = _async_key(table_id)
+        db = await _async_db(key)
         for attempt in range(ACT_ATTEMPTS):
             async with db.cursor() as cursor:
                 await cursor.execute(_load_sql(), [table_id])
@@ -648,7 +655,7 @@ async def act_async(user: User, table_id: int, version: Any, payload: dict[str, 
         # The connection broke (a database restart): reopen it next time; this move takes the
         # synchronous path, which reports a database that is really down the usual way.
         log.warning("async database connection lost", exc_info=True)
-        conn = _ASYNC_DB.pop(asyncio.get_running_loop(), None)
+        conn = _ASYNC_DB.pop(_async_key(table_id), None)
         if conn is not None:
             conn.pgconn.finish()
         return False
