@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,24 @@ def shared_dir() -> Path:
 
 def vectors_dir() -> Path:
     return shared_dir() / "vectors"
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_replay(
+    *args: str, stdin: str | None = None, root: Path = REPO, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``python -m games.engine.replay ARGS`` with the ``games`` package found under ``root``."""
+    return subprocess.run(
+        [sys.executable, "-m", "games.engine.replay", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+        timeout=timeout,
+    )
 
 
 def stacked_deck(hands: dict[int, str], mano: int = 0, pile: str = "") -> list[str]:

@@ -14,14 +14,11 @@ import random
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 from games.engine import Game, apply, new_game
 from games.engine.bench import random_action
 
-from .support import vectors_dir
-
-REPO = Path(__file__).resolve().parents[2]
+from .support import REPO, run_replay, vectors_dir
 
 
 def test_a_clone_copies_every_slot_and_shares_no_mutable_list():
@@ -57,23 +54,9 @@ def test_the_pure_python_sources_replay_the_vectors_like_the_engine_in_use(tmp_p
     )
     assert where.stdout.strip().endswith("game.py"), where.stderr
     jsonl = vectors_dir() / "random-games.jsonl"
-    pure = subprocess.run(
-        [sys.executable, "-m", "games.engine.replay", "--jsonl", str(jsonl)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    pure = run_replay("--jsonl", str(jsonl), root=tmp_path, timeout=120)
     assert pure.returncode == 0, pure.stderr
-    in_use = subprocess.run(
-        [sys.executable, "-m", "games.engine.replay", "--jsonl", str(jsonl)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
-        cwd=REPO,
-        timeout=120,
-    )
+    in_use = run_replay("--jsonl", str(jsonl), timeout=120)
     assert in_use.returncode == 0, in_use.stderr
     assert [json.loads(x) for x in pure.stdout.splitlines()] == [
         json.loads(x) for x in in_use.stdout.splitlines()

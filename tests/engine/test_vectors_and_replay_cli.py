@@ -6,15 +6,13 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from games.engine import export_record, replay, replay_result, view
 
-from .support import vectors_dir
+from .support import REPO, run_replay, vectors_dir
 
-REPO = Path(__file__).resolve().parents[2]
 VECTORS = vectors_dir()
 
 
@@ -92,21 +90,8 @@ def test_replay_upto_stops_after_that_many_actions():
 # the command ---------------------------------------------------------------------------------
 
 
-def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine.replay", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=60,
-    )
-
-
 def test_the_replay_command_prints_the_result_of_a_record_file():
-    p = _run(str(VECTORS / "worked-example.json"))
+    p = run_replay(str(VECTORS / "worked-example.json"))
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     want = json.loads((VECTORS / "worked-example.expected.json").read_text())
@@ -115,13 +100,13 @@ def test_the_replay_command_prints_the_result_of_a_record_file():
 
 
 def test_the_replay_command_reads_standard_input():
-    p = _run("-", stdin=(VECTORS / "worked-example.json").read_text())
+    p = run_replay("-", stdin=(VECTORS / "worked-example.json").read_text())
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["scores"] == [11, 13]
 
 
 def test_the_replay_command_checks_a_jsonl_file_line_by_line():
-    p = _run("--jsonl", str(VECTORS / "random-games.jsonl"))
+    p = run_replay("--jsonl", str(VECTORS / "random-games.jsonl"))
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert len(lines) == len(EXPECTED)
@@ -136,7 +121,7 @@ def test_the_replay_command_exits_2_with_one_line_for_an_illegal_record(tmp_path
     actions[2]["seat"] = (actions[2]["seat"] + 1) % 4
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(rec))
-    p = _run(str(path))
+    p = run_replay(str(path))
     assert p.returncode == 2
     assert p.stdout == ""
     lines = p.stderr.strip().splitlines()
@@ -147,7 +132,7 @@ def test_the_replay_command_exits_2_with_one_line_for_an_illegal_record(tmp_path
 def test_the_replay_command_exits_2_for_invalid_json(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text("{not json")
-    p = _run(str(path))
+    p = run_replay(str(path))
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1
 
