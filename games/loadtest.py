@@ -40,6 +40,7 @@ class Stats:
     states: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     connect_failures: int = 0
+    connect_kinds: Counter[str] = field(default_factory=Counter)  # failures by exception name
     disconnects: int = 0
     finished_tables: set[int] = field(default_factory=set)
 
@@ -97,7 +98,7 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
         )
     except Exception as exc:
         stats.connect_failures += 1
-        stats.errors[f"connect: {type(exc).__name__}"] += 0  # name the kind of failure
+        stats.connect_kinds[type(exc).__name__] += 1
         return
     pending: tuple[int, float] | None = None  # (v sent against, monotonic time sent)
     acting: asyncio.Task[None] | None = None
@@ -227,7 +228,7 @@ async def run_clients(
     await asyncio.gather(*tasks, return_exceptions=True)
     stats.client_cpu = time.process_time() - cpu0
     stats.ended = time.monotonic()
-    return stats, time.monotonic() - start
+    return stats, stats.ended - start
 
 
 def report(
@@ -251,7 +252,8 @@ def report(
         f"steady state (after the ramp-up, {steady_seconds:.0f} s): "
         f"{len(steady_ms) / steady_seconds:.1f} actions/s, latency ms " + _latencies(steady_ms),
         f"errors: {sum(stats.errors.values())} {dict(stats.errors)}  "
-        f"connect failures: {stats.connect_failures}  dropped: {stats.disconnects}",
+        f"connect failures: {stats.connect_failures} {dict(stats.connect_kinds)}  "
+        f"dropped: {stats.disconnects}",
         f"games finished during the run: {len(stats.finished_tables)}",
         "server CPU (% of one core over the run) and memory (RSS MB at the end):",
     ]

@@ -897,7 +897,7 @@ def _state_message(states: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def _after_commit_table(table: Table | int, *, schedule: bool = False) -> None:
-    """Once the change is committed: tell every browser, then start the clocks and the bots.
+    """Once the change is committed: tell every browser, then queue the next bot's turn.
 
     Works from the in-memory table the change just saved, so the commit costs no extra reads.
     """
