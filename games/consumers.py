@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils.translation import gettext as _
@@ -35,6 +36,19 @@ class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     seat_key: str
     language: str
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' `dispatch` without its `aclose_old_connections()` before every message.
+
+        That call is a trip through the one sync thread for each frame received and each state
+        relayed (four per move at a table), the largest single cost under load
+        (docs/performance.md). Nothing here touches Django's connections on the event loop: every
+        ORM call goes through `database_sync_to_async`, which closes old connections around it.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def call(self, fn: Any, *args: Any) -> Any:
         """Run a service function in a worker thread, then send the group messages it made."""
@@ -183,7 +197,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Seats change before the start: find this player's seat again in every message.
         key = event["seat_of"].get(self.scope["user"].username, "-")
         self.seat_key = key
-        await self.send(text_data=event["texts"][key])
+        await self.send(text_data=services.state_text(event, key))
 
     async def user_banned(self, event: dict[str, Any]) -> None:
         """A moderator banned a player (accounts.moderation.ban): close that player's socket."""

@@ -10,7 +10,6 @@ nothing is overwritten.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import threading
@@ -21,6 +20,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
+import orjson
 import psycopg
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -30,6 +30,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from psycopg.types.json import Jsonb, set_json_loads
 
 from accounts.models import User
 
@@ -182,7 +183,7 @@ def _table_from_row(row: tuple[Any, ...] | None) -> Table | None:
     values = list(row[:-1])
     for i in _JSON_COLUMNS:  # jsonb arrives as text; JSONField would decode it the same way
         if isinstance(values[i], str):
-            values[i] = json.loads(values[i])
+            values[i] = orjson.loads(values[i])
     table = Table.from_db(DEFAULT_DB_ALIAS, _TABLE_COLUMNS, values)
     table.seat_rows = row[-1]
     return table
@@ -275,8 +276,20 @@ def _bump(table: Table, **fields: Any) -> None:
 
 def _bump_statement(table: Table, fields: dict[str, Any]) -> tuple[str, list[Any]]:
     names = tuple(sorted(fields))
-    params = [_FIELDS[name].get_db_prep_save(fields[name], connection) for name in names]
+    params = [
+        # The record (the whole game so far) is written on every move: orjson encodes it in a
+        # fraction of the time Django's JSONField takes with the json module.
+        Jsonb(fields[name], dumps=dumps)
+        if name in _JSON_FIELDS and fields[name] is not None
+        else _FIELDS[name].get_db_prep_save(fields[name], connection)
+        for name in names
+    ]
     return _update_sql(names), [*params, table.pk, table.version]
+
+
+def dumps(value: Any) -> str:
+    """JSON text of `value` with orjson (what the hot path encodes: states and records)."""
+    return orjson.dumps(value).decode()
 
 
 def _bumped(table: Table, fields: dict[str, Any], updated: int) -> None:
@@ -288,6 +301,9 @@ def _bumped(table: Table, fields: dict[str, Any], updated: int) -> None:
 
 
 _FIELDS = {f.attname: f for f in Table._meta.concrete_fields}
+_JSON_FIELDS = {
+    f.attname for f in Table._meta.concrete_fields if f.get_internal_type() == "JSONField"
+}
 
 
 @cache
@@ -434,25 +450,14 @@ def _deadline_for(game: engine.Game) -> datetime | None:
 
 
 def step_key(game: engine.Game | None) -> tuple[Any, ...] | None:
-    """What a player's decision depends on, besides whose turn it is.
+    """What a player's decision depends on, besides whose turn it is (`engine.step_key`).
 
     Inside one simultaneous step (a discard round, a team's vote) the others' choices do not change
     what a player may do, so an action sent against an earlier version of the same step is still
     meant for this situation and is accepted; anything else (a new lance, a raise, a new hand)
     starts a new step.
     """
-    if game is None:
-        return None
-    info = engine.view(game, None)
-    bet = info.get("bet") or {}
-    return (
-        info["hand_no"],
-        info["phase"],
-        info["lance"],
-        bet.get("amount"),
-        bet.get("ordago"),
-        bet.get("answering_team"),
-    )
+    return None if game is None else engine.step_key(game)
 
 
 def _game_fields(
@@ -605,6 +610,7 @@ async def _async_db(key: _AsyncKey) -> psycopg.AsyncConnection[Any]:
                 autocommit=True,
                 options="-c TimeZone=UTC",  # as Django's connections (USE_TZ)
             )
+            set_json_loads(orjson.loads, conn)  # the record and the seats, on every move
             _ASYNC_DB[key] = conn
     return conn
 
@@ -649,7 +655,8 @@ async def act_async(user: User, table_id: int, version: Any, payload: dict[str, 
             _remember((table.pk, table.version), new_game)
             layer = get_channel_layer()
             if layer is not None:
-                await layer.group_send(group_name(table.pk), _state_message(build_states(table)))
+                common, yours = _state_parts(table, _ALL_KEYS)
+                await layer.group_send(group_name(table.pk), _state_message(common, yours))
             return True
     except psycopg.OperationalError:
         # The connection broke (a database restart): reopen it next time; this move takes the
@@ -812,6 +819,18 @@ _ALL_KEYS = ("0", "1", "2", "3", "-")
 
 def build_states(table: Table, keys: tuple[str, ...] = _ALL_KEYS) -> dict[str, dict[str, Any]]:
     """The `state` message for every seat ("0".."3") and for onlookers ("-"), or only `keys`."""
+    common, yours = _state_parts(table, keys)
+    return {key: {**common, "you": yours[key]} for key in keys}
+
+
+def _state_parts(
+    table: Table, keys: tuple[str, ...]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any] | None]]:
+    """What every audience sees (the state without "you"), and each key's own "you".
+
+    Apart from "you" (a seat's cards and legal actions) the five states of a move are the same:
+    built once and, in `_state_message`, encoded to JSON once (docs/performance.md).
+    """
     game = game_of(table)
     seats = seats_info(table)
     host_seat = next((s["seat"] for s in seats if s and s["host"]), None)
@@ -836,36 +855,39 @@ def build_states(table: Table, keys: tuple[str, ...] = _ALL_KEYS) -> dict[str, d
         ),
         "cancel_reason": table.cancel_reason or None,
     }
-    states: dict[str, dict[str, Any]] = {}
+    yours: dict[str, dict[str, Any] | None] = {}
+    if game is None:
+        common = {
+            **base,
+            "phase": table.phase,
+            "mano": None,
+            "scores": table.scores or [0, 0],
+            "winner": None,
+            "lance": None,
+            "to_act": [],
+        }
+        for key in keys:
+            yours[key] = None if key == "-" else {"seat": int(key), "cards": [], "legal": []}
+        return common, yours
+    common = engine.view(game, None)
+    del common["you"]
+    common.update(base)
+    if table.phase == "cancelada":
+        common["phase"] = "cancelada"
+    cancelled = common["phase"] == "cancelada"
+    if cancelled:
+        common["to_act"] = []
     for key in keys:
-        seat = None if key == "-" else int(key)
-        if game is None:
-            msg = {
-                **base,
-                "phase": table.phase,
-                "mano": None,
-                "scores": table.scores or [0, 0],
-                "winner": None,
-                "lance": None,
-                "to_act": [],
-                "you": {"seat": seat, "cards": [], "legal": []} if seat is not None else None,
-            }
-        else:
-            view = engine.view(game, seat)
-            msg = {
-                **view,
-                **base,
-                "phase": view["phase"] if table.phase != "cancelada" else "cancelada",
-            }
-            if msg["phase"] == "cancelada":
-                msg["to_act"] = []
-                if msg.get("you"):
-                    msg["you"] = {**msg["you"], "legal": []}
-            if msg["phase"] == "recuento" and msg.get("you"):
-                legal = [{"act": "repartir"}] if seat == host_seat else []
-                msg["you"] = {**msg["you"], "legal": legal}
-        states[key] = msg
-    return states
+        if key == "-":
+            yours[key] = None
+            continue
+        you = engine.seat_view(game, int(key))
+        if cancelled:
+            you["legal"] = []
+        elif common["phase"] == "recuento":
+            you["legal"] = [{"act": "repartir"}] if you["seat"] == host_seat else []
+        yours[key] = you
+    return common, yours
 
 
 def state_for(table: Table, user: User | None) -> dict[str, Any]:
@@ -880,20 +902,31 @@ def broadcast(table: Table | int) -> dict[str, dict[str, Any]] | None:
         table = load_table(table)
         if table is None:
             return None
-    states = build_states(table)
-    send_group(group_name(table.pk), _state_message(states))
-    return states
+    common, yours = _state_parts(table, _ALL_KEYS)
+    send_group(group_name(table.pk), _state_message(common, yours))
+    return {key: {**common, "you": you} for key, you in yours.items()}
 
 
-def _state_message(states: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    # Each state is encoded to JSON once, here: the channel layer then carries plain strings
-    # (cheap to pack and unpack) and every consumer forwards its own text as it is.
-    seat_of = {info["username"]: str(info["seat"]) for info in states["-"]["seats"] if info}
+def _state_message(
+    common: dict[str, Any], yours: dict[str, dict[str, Any] | None]
+) -> dict[str, Any]:
+    """The group message of a new state: what all see, encoded once, and each seat's "you".
+
+    Every consumer sends `state_text(message, its key)`, so the JSON of the shared part is made
+    once per move, not once per audience, and the channel layer carries it once.
+    """
+    seat_of = {info["username"]: str(info["seat"]) for info in common["seats"] if info}
     return {
         "type": "table.state",
-        "texts": {key: json.dumps(state) for key, state in states.items()},
+        "common": dumps(common)[:-1],  # without the closing brace: "you" goes last
+        "yours": {key: dumps(you) for key, you in yours.items()},
         "seat_of": seat_of,
     }
+
+
+def state_text(message: dict[str, Any], key: str) -> str:
+    """The JSON text of the state `message` (from `_state_message`) for seat `key` or "-"."""
+    return f'{message["common"]},"you":{message["yours"][key]}}}'
 
 
 def _after_commit_table(table: Table | int, *, schedule: bool = False) -> None:

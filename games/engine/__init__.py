@@ -9,7 +9,7 @@ from .cards import MODES
 from .errors import IllegalAction, RecordError
 from .game import LANCES, PHASES, Game, apply, cancel, default_action, legal_actions, new_game
 from .record import export_record, replay, replay_result
-from .view import view
+from .view import seat_view, step_key, view
 
 __all__ = [
     "LANCES",
@@ -27,5 +27,7 @@ __all__ = [
     "new_game",
     "replay",
     "replay_result",
+    "seat_view",
+    "step_key",
     "view",
 ]

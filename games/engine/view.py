@@ -163,17 +163,32 @@ def history(game: Game) -> dict[str, Any]:
     return {"hands": len(game._past), "seats": seats}
 
 
+def seat_view(game: Game, seat: int) -> dict[str, Any]:
+    """The part of ``view(game, seat)`` only that seat sees (its ``"you"``); the rest of the view
+    is the same for every seat and for spectators, so a server can build it once per move."""
+    return {"seat": seat, "cards": game.hand_codes(seat), "legal": legal_actions(game, seat)}
+
+
+def step_key(game: Game) -> tuple[int, str, str | None, int | None, bool | None, int | None]:
+    """What a decision depends on besides whose turn it is: hand, phase, lance and the bet
+    standing (amount, órdago, answering team), as ``view`` shows them."""
+    if game.phase == "lance" and game._open_i < 0:
+        return (
+            game.hand_no,
+            game.phase,
+            game.lance,
+            game._bet_amt,
+            game._ordago,
+            1 - game._bet_team,
+        )
+    return (game.hand_no, game.phase, game.lance, None, None, None)
+
+
 def view(game: Game, seat: int | None) -> dict[str, Any]:
     """The state as ``seat`` (None: a spectator) may see it, JSON-serialisable."""
     phase = game.phase
     shown = phase in _SHOWN_PHASES
-    you = None
-    if seat is not None:
-        you = {
-            "seat": seat,
-            "cards": game.hand_codes(seat),
-            "legal": legal_actions(game, seat),
-        }
+    you = seat_view(game, seat) if seat is not None else None
     bet = None
     if phase == "lance" and game._open_i < 0:
         bet = {
@@ -221,5 +236,7 @@ __all__ = [
     "history",
     "lance_entry",
     "said_entries",
+    "seat_view",
+    "step_key",
     "view",
 ]

@@ -19,6 +19,8 @@ from games.engine import (
     legal_actions,
     new_game,
     replay,
+    seat_view,
+    step_key,
     view,
 )
 from games.engine.arena import random_player
@@ -292,3 +294,27 @@ def test_history_is_the_same_whatever_the_cards_nobody_saw():
         json.dumps(h)
         compared += 1
     assert compared >= 15
+
+
+def test_the_seat_part_and_the_step_key_agree_with_the_full_view_all_game_long():
+    # The server builds one spectator view per move and adds each seat's `seat_view`, and it
+    # tells steps apart with `step_key`: both must say exactly what `view` says, in every phase.
+    rng = random.Random(7)
+    for mode in MODES:
+        g = new_game(mode, rng.randrange(4), rng)
+        while g.phase != "terminada":
+            spectator = view(g, None)
+            for seat in range(4):
+                full = view(g, seat)
+                assert full["you"] == seat_view(g, seat)
+                assert {**full, "you": None} == spectator
+            bet = spectator["bet"] or {}
+            assert step_key(g) == (
+                spectator["hand_no"],
+                spectator["phase"],
+                spectator["lance"],
+                bet.get("amount"),
+                bet.get("ordago"),
+                bet.get("answering_team"),
+            )
+            g = apply(g, random_player(view(g, g.to_act()[0]), rng))

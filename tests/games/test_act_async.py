@@ -37,7 +37,7 @@ async def test_a_move_is_saved_and_broadcast_without_the_sync_thread(
     assert after.version == table.version + 1
     assert after.record["hands"][0]["actions"] == [{"seat": mano, "act": "mus"}]
     event = await layer.receive(listener)
-    states = {key: json.loads(text) for key, text in event["texts"].items()}
+    states = {key: json.loads(services.state_text(event, key)) for key in event["yours"]}
     assert all(state["v"] == after.version for state in states.values())
     for key, state in states.items():  # each seat's text holds only its own cards
         assert not leaked_cards(state, None if key == "-" else int(key))
