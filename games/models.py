@@ -48,7 +48,10 @@ class Table(models.Model):
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
     ended_by = models.CharField(max_length=10, blank=True)
     cancel_reason = models.TextField(blank=True)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Not indexed: the deadline changes on every move, and a changed indexed column makes
+    # PostgreSQL write a new entry in every index of the table (no HOT update). The clock's sweep
+    # finds overdue tables through the status index (only playing tables, a few hundred rows).
+    deadline = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
