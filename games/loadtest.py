@@ -10,7 +10,6 @@ messages chosen by the engine's bot from its own view, after a human-like pause.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import statistics
@@ -18,6 +17,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
+from asgiref.sync import sync_to_async
 
 from accounts.models import User
 from accounts.sessions import session_cookie
@@ -43,6 +45,7 @@ class Stats:
     connect_kinds: Counter[str] = field(default_factory=Counter)  # failures by exception name
     disconnects: int = 0
     finished_tables: set[int] = field(default_factory=set)
+    tables_started: int = 0  # by `Successors`, for the players of finished games
 
 
 @dataclass
@@ -52,6 +55,10 @@ class Client:
     table_id: int
     cookie: str
     url: str
+    # The four players of the client's table, host first: when their game ends the host starts
+    # the next one for the same four (see `Successors`).
+    four: tuple[int, ...] = ()
+    mode: str = "4-reyes"
 
 
 def setup_tables(n: int, mode: str, run: str) -> list[Client]:
@@ -65,12 +72,22 @@ def setup_tables(n: int, mode: str, run: str) -> list[Client]:
     clients: list[Client] = []
     for t in range(n):
         four = users[4 * t : 4 * t + 4]
-        table = Table.objects.create(mode=mode, host=four[0], private=True, rated=False)
-        Seat.objects.bulk_create([Seat(table=table, seat=i, user=u) for i, u in enumerate(four)])
-        services.start_game(four[0], table.pk)
+        ids = tuple(u.pk for u in four)
+        table_id = start_table(ids, mode)
         for user in four:
-            clients.append(Client(user.pk, user.username, table.pk, session_cookie(user), ""))
+            clients.append(
+                Client(user.pk, user.username, table_id, session_cookie(user), "", ids, mode)
+            )
     return clients
+
+
+def start_table(four: tuple[int, ...], mode: str) -> int:
+    """A new started table for these four players (the first is the host); its id."""
+    host = User.objects.get(pk=four[0])
+    table = Table.objects.create(mode=mode, host=host, private=True, rated=False)
+    Seat.objects.bulk_create([Seat(table=table, seat=i, user_id=u) for i, u in enumerate(four)])
+    services.start_game(host, table.pk)
+    return table.pk
 
 
 def teardown_tables(run: str) -> int:
@@ -83,12 +100,66 @@ def teardown_tables(run: str) -> int:
     return cancelled
 
 
-async def play(client: Client, stats: Stats, stop_at: float, think: float, seed: int) -> None:
+class Successors:
+    """The table each finished game's four players move on to, so N tables stay in play.
+
+    Without it the load fell during a run (at 500 tables a third of the games ended within two
+    minutes). Like the first tables, the new one is written by the load test itself (setup, not
+    what is measured); then its players reconnect and play through the public protocol.
+    """
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+        self.next: dict[int, asyncio.Future[int]] = {}
+
+    async def after(self, table_id: int, client: Client, stop_at: float) -> int | None:
+        future = self.next.get(table_id)
+        if future is None:
+            future = self.next[table_id] = asyncio.get_running_loop().create_future()
+        if client.four and client.user_id == client.four[0] and not future.done():
+            new_id = await sync_to_async(start_table)(client.four, client.mode)
+            self.stats.tables_started += 1
+            future.set_result(new_id)
+        try:
+            return await asyncio.wait_for(
+                asyncio.shield(future), timeout=max(0.0, stop_at - time.monotonic())
+            )
+        except TimeoutError:
+            return None
+
+
+async def play(
+    client: Client,
+    stats: Stats,
+    stop_at: float,
+    think: float,
+    seed: int,
+    successors: Successors | None = None,
+) -> None:
+    """One player: play the client's table, then, game after game, the table that follows it."""
+    rng = random.Random(seed)
+    table_id: int | None = client.table_id
+    while table_id is not None and time.monotonic() < stop_at:
+        if not await play_table(client, table_id, stats, stop_at, think, rng):
+            return
+        if successors is None:
+            return
+        table_id = await successors.after(table_id, client, stop_at)
+
+
+async def play_table(
+    client: Client,
+    table_id: int,
+    stats: Stats,
+    stop_at: float,
+    think: float,
+    rng: random.Random,
+) -> bool:
+    """Play one table until its game is over (True) or the run ends or the socket fails."""
     from websockets.asyncio.client import connect
 
-    rng = random.Random(seed)
     ws_url = client.url.replace("http://", "ws://").replace("https://", "wss://")
-    ws_url = f"{ws_url}/ws/mesas/{client.table_id}/"
+    ws_url = f"{ws_url}/ws/mesas/{table_id}/"
     try:
         ws = await connect(
             ws_url,
@@ -99,7 +170,7 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
     except Exception as exc:
         stats.connect_failures += 1
         stats.connect_kinds[type(exc).__name__] += 1
-        return
+        return False
     pending: tuple[int, float] | None = None  # (v sent against, monotonic time sent)
     acting: asyncio.Task[None] | None = None
     latest: dict[str, Any] = {}
@@ -115,7 +186,7 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
         action.pop("seat", None)
         pending = (state["v"], time.monotonic())
         stats.sent += 1
-        await ws.send(json.dumps({"type": "action", "v": state["v"], **action}))
+        await ws.send(orjson.dumps({"type": "action", "v": state["v"], **action}).decode())
 
     try:
         while time.monotonic() < stop_at:
@@ -125,7 +196,7 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
                 )
             except TimeoutError:
                 break
-            message = json.loads(raw)
+            message = orjson.loads(raw)
             kind = message.get("type")
             if kind == "error":
                 stats.errors[message.get("code", "?")] += 1
@@ -141,8 +212,8 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
                     stats.steady.append(stats.latencies[-1])
                 pending = None
             if message["phase"] in ("terminada", "cancelada"):
-                stats.finished_tables.add(client.table_id)
-                continue
+                stats.finished_tables.add(table_id)
+                return True
             you = message.get("you") or {}
             if you.get("legal") and pending is None and (acting is None or acting.done()):
                 acting = asyncio.create_task(act_later())
@@ -152,6 +223,7 @@ async def play(client: Client, stats: Stats, stop_at: float, think: float, seed:
         if acting is not None:
             acting.cancel()
         await ws.close()
+    return False
 
 
 def server_processes() -> dict[str, list[int]]:
@@ -177,17 +249,40 @@ def server_processes() -> dict[str, list[int]]:
     return groups
 
 
-def cpu_seconds(pids: list[int]) -> float:
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds (user + system, all threads) each process has used so far."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    used: dict[int, float] = {}
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as f:
                 parts = f.read().rsplit(")", 1)[1].split()
-            total += int(parts[11]) + int(parts[12])
+            used[pid] = (int(parts[11]) + int(parts[12])) / ticks
         except OSError:
             continue
-    return total / ticks
+    return used
+
+
+def cpu_during(before: dict[str, dict[int, float]]) -> dict[str, float]:
+    """CPU seconds per group since `before` (`cpu_seconds` per group), counting the processes
+    started meanwhile too: PostgreSQL starts a backend for each new database connection."""
+    return {
+        group: sum(
+            seconds - before.get(group, {}).get(pid, 0.0)
+            for pid, seconds in cpu_seconds(pids).items()
+        )
+        for group, pids in server_processes().items()
+    }
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, all cores (/proc/stat)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    total = sum(fields[:8])  # guest time is already inside user
+    return (total - idle) / ticks, total / ticks
 
 
 def rss_mb(pids: list[int]) -> float:
@@ -221,8 +316,9 @@ async def run_clients(
     stats.steady_from = start + ramp + 2
     stop_at = start + seconds + ramp
     tasks = []
+    successors = Successors(stats)
     for i, client in enumerate(clients):
-        tasks.append(asyncio.create_task(play(client, stats, stop_at, think, i)))
+        tasks.append(asyncio.create_task(play(client, stats, stop_at, think, i, successors)))
         if i % 20 == 19:
             await asyncio.sleep(20 / connect_per_second)
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -238,6 +334,7 @@ def report(
     urls: list[str],
     cpu: dict[str, float],
     rss: dict[str, float],
+    machine: tuple[float, float] | None = None,
 ) -> str:
     lat_ms = [x * 1000 for x in stats.latencies]
     steady_ms = [x * 1000 for x in stats.steady]
@@ -254,12 +351,20 @@ def report(
         f"errors: {sum(stats.errors.values())} {dict(stats.errors)}  "
         f"connect failures: {stats.connect_failures} {dict(stats.connect_kinds)}  "
         f"dropped: {stats.disconnects}",
-        f"games finished during the run: {len(stats.finished_tables)}",
+        f"games finished during the run: {len(stats.finished_tables)}  "
+        f"(their players moved on to {stats.tables_started} new tables)",
         "server CPU (% of one core over the run) and memory (RSS MB at the end):",
     ]
     for group in ("daphne", "celery", "postgres", "redis"):
         lines.append(f"  {group:9s} cpu {100 * cpu[group] / wall:6.1f}%   rss {rss[group]:8.1f} MB")
     lines.append(f"load client (this process) cpu {100 * stats.client_cpu / wall:6.1f}%")
+    if machine is not None:
+        busy, total = machine
+        cores = os.cpu_count() or 1
+        lines.append(
+            f"whole machine: {100 * busy / max(total, 0.001):.1f}% busy of {cores} cores "
+            "(everything above, the kernel and anything else running)"
+        )
     return "\n".join(lines)
 
 

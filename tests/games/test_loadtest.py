@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from asgiref.sync import sync_to_async
 
-from games import loadtest
+from games import loadtest, services
 from games.models import Table
 from tests.live import daphne_process
 
@@ -32,3 +33,32 @@ def test_the_load_test_plays_tables_through_the_public_protocol_and_reports_it()
     playing = tables.filter(status=Table.Status.PLAYING).count()
     assert loadtest.teardown_tables("t1") == playing
     assert not Table.objects.filter(status=Table.Status.PLAYING).exists()
+
+
+def test_the_players_of_a_finished_game_move_on_to_a_new_table_and_play_it() -> None:
+    # Games end during a run (an órdago can end one in a minute): their four players start the
+    # next table, so the number of tables in play stays the one asked for.
+    clients = loadtest.setup_tables(1, "4-reyes", "t2")
+    first = clients[0].table_id
+
+    async def run(url: str) -> loadtest.Stats:
+        for client in clients:
+            client.url = url
+        playing = asyncio.create_task(loadtest.run_clients(clients, 8, 0.2, 50))
+        await asyncio.sleep(2)
+        assert await sync_to_async(services.cancel_game)(first, "fin de la prueba")
+        stats, _wall = await playing
+        return stats
+
+    with daphne_process() as url:
+        stats = asyncio.run(run(url))
+    assert stats.tables_started == 1 and stats.finished_tables == {first}
+    # (a move sent just as the game was cancelled is refused with «game_over», as it should be)
+    assert stats.connect_failures == 0 and set(stats.errors) <= {"game_over"}
+    second = Table.objects.filter(host__username__startswith="lt-t2-").exclude(pk=first).get()
+    # The four played the new table through their sockets: its version moved well past the start.
+    assert second.status == Table.Status.PLAYING and second.version >= 3
+    assert sorted(second.seats.values_list("user_id", flat=True)) == sorted(
+        c.user_id for c in clients
+    )
+    assert loadtest.teardown_tables("t2") == 1

@@ -43,15 +43,17 @@ class Command(BaseCommand):
             f"setup: {options['tables']} tables, {len(clients)} players in "
             f"{time.monotonic() - started:.1f} s (run {run})"
         )
-        groups = loadtest.server_processes()
-        cpu0 = {g: loadtest.cpu_seconds(p) for g, p in groups.items()}
+        cpu0 = {g: loadtest.cpu_seconds(p) for g, p in loadtest.server_processes().items()}
+        busy0, total0 = loadtest.machine_busy()
         stats, wall = asyncio.run(
             loadtest.run_clients(
                 clients, options["seconds"], options["think"], options["connect_rate"]
             )
         )
-        cpu = {g: loadtest.cpu_seconds(p) - cpu0[g] for g, p in groups.items()}
-        rss = {g: loadtest.rss_mb(p) for g, p in groups.items()}
-        self.stdout.write(loadtest.report(stats, wall, options["tables"], urls, cpu, rss))
+        busy1, total1 = loadtest.machine_busy()
+        cpu = loadtest.cpu_during(cpu0)
+        rss = {g: loadtest.rss_mb(p) for g, p in loadtest.server_processes().items()}
+        machine = (busy1 - busy0, total1 - total0)
+        self.stdout.write(loadtest.report(stats, wall, options["tables"], urls, cpu, rss, machine))
         if not options["keep"]:
             loadtest.teardown_tables(run)
