@@ -26,7 +26,6 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
-from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -745,14 +744,13 @@ def cancel_game(table_id: int, reason: str = "") -> bool:
 # Presence (RULES.md §8.3).
 # --------------------------------------------------------------------------------------------
 def player_connected(table_id: int, user: User) -> None:
-    seat = Seat.objects.filter(table_id=table_id, user=user).first()
-    if seat is None:
+    """Count a socket of a seated player; the first one (or a return) is shown to the others."""
+    with connection.cursor() as cursor:
+        cursor.execute(_connect_sql(), [table_id, user.pk])
+        row = cursor.fetchone()
+    if row is None:  # an onlooker
         return
-    was_away = seat.reconnect_deadline is not None
-    first = seat.connections == 0
-    Seat.objects.filter(pk=seat.pk).update(
-        connections=F("connections") + 1, disconnected_at=None, reconnect_deadline=None
-    )
+    first, was_away = row
     if was_away:
         # The seat's clock was stopped while its player was away: give the turn a fresh clock.
         Table.objects.filter(
@@ -763,23 +761,47 @@ def player_connected(table_id: int, user: User) -> None:
 
 
 def player_disconnected(table_id: int, user: User) -> None:
-    seat = Seat.objects.filter(table_id=table_id, user=user).first()
-    if seat is None:
-        return
-    Seat.objects.filter(pk=seat.pk, connections__gt=0).update(connections=F("connections") - 1)
-    seat.refresh_from_db(fields=["connections"])
-    if seat.connections > 0:
-        return
-    table = Table.objects.filter(pk=table_id).only("status").first()
-    if table is None or table.status != Table.Status.PLAYING:
-        return
+    """Uncount a socket; when a player of a game in play has none left, open the reconnection
+    window (the beat sweep cancels the game if it runs out: tasks.sweep_deadlines)."""
     now = timezone.now()
     deadline = now + timedelta(seconds=settings.MUS_RECONNECT_SECONDS)
-    updated = Seat.objects.filter(pk=seat.pk, connections=0, reconnect_deadline=None).update(
-        disconnected_at=now, reconnect_deadline=deadline
-    )
-    if updated:  # the beat sweep cancels the game if the window runs out (tasks.sweep_deadlines)
+    with connection.cursor() as cursor:
+        cursor.execute(_disconnect_sql(), [Table.Status.PLAYING, table_id, user.pk, now, deadline])
+        row = cursor.fetchone()
+    if row is not None and row[0]:
         broadcast(table_id)
+
+
+# Connections come and go in storms (a restart, a game ending at many tables): each is one
+# statement rather than the four or five ORM queries it took, each of which cost more CPU to build
+# than PostgreSQL took to answer (docs/performance.md).
+@cache
+def _connect_sql() -> str:
+    seat = connection.ops.quote_name(Seat._meta.db_table)
+    return (
+        f"WITH old AS (SELECT id, connections, reconnect_deadline FROM {seat} "
+        "WHERE table_id = %s AND user_id = %s FOR UPDATE) "
+        f"UPDATE {seat} s SET connections = s.connections + 1, disconnected_at = NULL, "
+        "reconnect_deadline = NULL FROM old WHERE s.id = old.id "
+        "RETURNING old.connections = 0, old.reconnect_deadline IS NOT NULL"
+    )
+
+
+@cache
+def _disconnect_sql() -> str:
+    qn = connection.ops.quote_name
+    seat, table = qn(Seat._meta.db_table), qn(Table._meta.db_table)
+    # `away`: this was the player's last socket, the game is in play and no window is open yet.
+    return (
+        f"WITH old AS (SELECT s.id, s.connections = 1 AND t.status = %s "
+        "AND s.reconnect_deadline IS NULL AS away "
+        f"FROM {seat} s JOIN {table} t ON t.id = s.table_id "
+        "WHERE s.table_id = %s AND s.user_id = %s AND s.connections > 0 FOR UPDATE OF s) "
+        f"UPDATE {seat} s SET connections = s.connections - 1, "
+        "disconnected_at = CASE WHEN old.away THEN %s ELSE s.disconnected_at END, "
+        "reconnect_deadline = CASE WHEN old.away THEN %s ELSE s.reconnect_deadline END "
+        "FROM old WHERE s.id = old.id RETURNING old.away"
+    )
 
 
 def cancel_if_abandoned(table_id: int) -> bool:
