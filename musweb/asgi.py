@@ -1,5 +1,6 @@
 """ASGI entry point: Django for HTTP, Channels for the table WebSockets."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -13,6 +14,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from .routing import websocket_urlpatterns  # noqa: E402
+
+# A daphne process keeps thousands of long-lived objects (sockets, consumers, cached games); the
+# cyclic collector's full passes over them paused the event loop for tens of milliseconds under
+# load, which showed as the p99 of moves (docs/performance.md). What start-up loaded is moved out
+# of its reach and the young generation is collected less often.
+gc.freeze()
+gc.set_threshold(10_000, 20, 100)
 
 application = ProtocolTypeRouter(
     {
