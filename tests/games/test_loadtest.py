@@ -52,13 +52,20 @@ def test_the_players_of_a_finished_game_move_on_to_a_new_table_and_play_it() -> 
 
     with daphne_process() as url:
         stats = asyncio.run(run(url))
-    assert stats.tables_started == 1 and stats.finished_tables == {first}
+    # (the new game may end too within the seconds, after an órdago: then there is a third)
+    # (and a game ending just as the run stops may get no successor)
+    assert first in stats.finished_tables
+    assert 1 <= stats.tables_started <= len(stats.finished_tables) <= stats.tables_started + 1
     # (a move sent just as the game was cancelled is refused with «game_over», as it should be)
     assert stats.connect_failures == 0 and set(stats.errors) <= {"game_over"}
-    second = Table.objects.filter(host__username__startswith="lt-t2-").exclude(pk=first).get()
-    # The four played the new table through their sockets: its version moved well past the start.
-    assert second.status == Table.Status.PLAYING and second.version >= 3
-    assert sorted(second.seats.values_list("user_id", flat=True)) == sorted(
-        c.user_id for c in clients
-    )
-    assert loadtest.teardown_tables("t2") == 1
+    later = Table.objects.filter(host__username__startswith="lt-t2-").exclude(pk=first)
+    assert later.count() == stats.tables_started
+    # The four played the new tables through their sockets: their versions moved past the start.
+    assert sum(t.version for t in later) >= 3
+    for table in later:
+        assert sorted(table.seats.values_list("user_id", flat=True)) == sorted(
+            c.user_id for c in clients
+        )
+    playing = later.filter(status=Table.Status.PLAYING).count()
+    assert playing <= 1
+    assert loadtest.teardown_tables("t2") == playing
