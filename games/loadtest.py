@@ -1,10 +1,11 @@
 """Load test: N tables of four bot clients playing over real WebSockets against a running site.
 
 Setup (users, sessions, started tables) is written straight into the site's database, because
-signing up thousands of players through the password hasher would measure the hasher. From then
-on everything goes through the public protocol (docs/protocol.md): each client holds its own
-WebSocket with its own session cookie, reads its `state` messages and answers with `action`
-messages chosen by the engine's bot from its own view, after a human-like pause.
+signing up thousands of players through the password hasher would measure the hasher; so is the
+next table of four players whose game ended (`Successors`). From then on everything goes through
+the public protocol (docs/protocol.md): each client holds its own WebSocket with its own session
+cookie, reads its `state` messages and answers with `action` messages chosen by the engine's bot
+from its own view, after a human-like pause.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ class Client:
     url: str
     # The four players of the client's table, host first: when their game ends the host starts
     # the next one for the same four (see `Successors`).
-    four: tuple[int, ...] = ()
-    mode: str = "4-reyes"
+    four: tuple[int, ...]
+    mode: str
 
 
 def setup_tables(n: int, mode: str, run: str) -> list[Client]:
@@ -116,7 +117,7 @@ class Successors:
         future = self.next.get(table_id)
         if future is None:
             future = self.next[table_id] = asyncio.get_running_loop().create_future()
-        if client.four and client.user_id == client.four[0] and not future.done():
+        if client.user_id == client.four[0] and not future.done():
             new_id = await sync_to_async(start_table)(client.four, client.mode)
             self.stats.tables_started += 1
             future.set_result(new_id)
@@ -134,15 +135,13 @@ async def play(
     stop_at: float,
     think: float,
     seed: int,
-    successors: Successors | None = None,
+    successors: Successors,
 ) -> None:
     """One player: play the client's table, then, game after game, the table that follows it."""
     rng = random.Random(seed)
     table_id: int | None = client.table_id
     while table_id is not None and time.monotonic() < stop_at:
         if not await play_table(client, table_id, stats, stop_at, think, rng):
-            return
-        if successors is None:
             return
         table_id = await successors.after(table_id, client, stop_at)
 
@@ -262,15 +261,18 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
     return used
 
 
-def cpu_during(before: dict[str, dict[int, float]]) -> dict[str, float]:
-    """CPU seconds per group since `before` (`cpu_seconds` per group), counting the processes
-    started meanwhile too: PostgreSQL starts a backend for each new database connection."""
+def cpu_during(
+    before: dict[str, dict[int, float]], groups: dict[str, list[int]]
+) -> dict[str, float]:
+    """CPU seconds per group of `groups` (`server_processes` now) since `before` (`cpu_seconds`
+    per group then), counting the processes started meanwhile too: PostgreSQL starts a backend
+    for each new database connection."""
     return {
         group: sum(
             seconds - before.get(group, {}).get(pid, 0.0)
             for pid, seconds in cpu_seconds(pids).items()
         )
-        for group, pids in server_processes().items()
+        for group, pids in groups.items()
     }
 
 

@@ -56,8 +56,9 @@ class Command(BaseCommand):
             )
         )
         busy1, total1 = loadtest.machine_busy()
-        cpu = loadtest.cpu_during(cpu0)
-        rss = {g: loadtest.rss_mb(p) for g, p in loadtest.server_processes().items()}
+        groups = loadtest.server_processes()
+        cpu = loadtest.cpu_during(cpu0, groups)
+        rss = {g: loadtest.rss_mb(p) for g, p in groups.items()}
         machine = (busy1 - busy0, total1 - total0)
         self.stdout.write(loadtest.report(stats, wall, options["tables"], urls, cpu, rss, machine))
         if not options["keep"]:
