@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
@@ -25,17 +26,18 @@ BOT_NAMES = [
 ]  # fmt: skip
 
 
-def new_bot() -> User:
-    """A fresh bot account: each bot sits at one table at a time, like everybody else."""
-    name = secrets.choice(BOT_NAMES)
-    user = User(
-        username=f"bot-{secrets.token_hex(5)}",
-        display_name=f"Bot {name}",
-        is_bot=True,
-    )
-    user.set_unusable_password()
-    user.save()
-    return user
+def new_bots(count: int, seated: Collection[str] = ()) -> list[User]:
+    """Fresh bot accounts (each bot sits at one table at a time, like everybody else), named
+    differently from each other and from who already sits there: two «Bot Nerea» at one table
+    would make the log of what was said ambiguous."""
+    names = [n for n in BOT_NAMES if f"Bot {n}" not in seated]
+    bots = []
+    for name in secrets.SystemRandom().sample(names, count):
+        user = User(username=f"bot-{secrets.token_hex(5)}", display_name=f"Bot {name}", is_bot=True)
+        user.set_unusable_password()
+        user.save()
+        bots.append(user)
+    return bots
 
 
 def fill_with_bots(host: User, table_id: int) -> Table:
@@ -50,8 +52,9 @@ def fill_with_bots(host: User, table_id: int) -> Table:
         free = [s for s in range(4) if s not in taken]
         if not free:
             raise services.ServiceError("full", _("La mesa está completa."))
-        for seat in free:
-            Seat.objects.create(table=table, seat=seat, user=new_bot())
+        seated = {u.display_name for u in User.objects.filter(seats__table=table)}
+        for seat, bot in zip(free, new_bots(len(free), seated), strict=True):
+            Seat.objects.create(table=table, seat=seat, user=bot)
         # Games with bots never count for the ladder.
         services._bump(table, rated=False)
     services._after_commit_table(table)
@@ -62,8 +65,8 @@ def start_practice(user: User, mode: str, rng: Any = None) -> Table:
     """You and a bot partner against two bots, dealt at once."""
     table = services.create_table(user, mode, private=True, rated=False, practice=True)
     with transaction.atomic():
-        for seat in (1, 2, 3):
-            Seat.objects.create(table=table, seat=seat, user=new_bot())
+        for seat, bot in zip((1, 2, 3), new_bots(3, {user.display_name}), strict=True):
+            Seat.objects.create(table=table, seat=seat, user=bot)
     return services.start_game(user, table.pk, rng)
 
 
