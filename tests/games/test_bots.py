@@ -15,7 +15,7 @@ from games import bots, engine, services
 from games.models import Table
 from tests.live import celery_worker
 
-from .conftest import seat_all
+from .conftest import seat_all, started_table
 
 
 def login(user: User) -> Client:
@@ -71,6 +71,45 @@ def test_practice_starts_at_once_against_three_bots_and_is_unrated(
     assert seats[0] == player
     assert all(seats[i].is_bot for i in (1, 2, 3))
     assert f"/mesas/{table.pk}/" not in login(make_user()).get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_finished_practice_offers_another_practice_in_the_same_mode(
+    make_user: Callable[..., User], four_players: list[User]
+) -> None:
+    player = make_user()
+    client = login(player)
+    client.post("/mesas/practicar/", {"mode": "8-reyes"})
+    first = Table.objects.get()
+    assert services.cancel_game(first.pk, "prueba")
+    page = client.get(f"/mesas/{first.pk}/").content.decode()
+    # The result box (shown by the script when the game is over) holds the form, not a report
+    # link: there are only bots to report.
+    assert 'id="practice-again"' in page and 'name="mode" value="8-reyes"' in page
+    assert 'id="report-link"' not in page
+    response = client.post("/mesas/practicar/", {"mode": "8-reyes"})
+    second = Table.objects.exclude(pk=first.pk).get()
+    assert response["Location"] == f"/mesas/{second.pk}/"
+    assert second.practice and second.mode == "8-reyes" and second.status == Table.Status.PLAYING
+    # A table of people keeps its report link and offers no practice.
+    table = started_table(four_players)
+    page = login(four_players[0]).get(f"/mesas/{table.pk}/").content.decode()
+    assert 'id="report-link"' in page and 'id="practice-again"' not in page
+
+
+@pytest.mark.django_db
+def test_the_bots_at_a_table_all_have_different_names(make_user: Callable[..., User]) -> None:
+    # Sixteen names, three bots: a repeat used to come up in about one practice in six.
+    for _ in range(40):
+        table = bots.start_practice(make_user(), "4-reyes")
+        names = list(table.seats.values_list("user__display_name", flat=True))
+        assert len(set(names)) == 4
+        services.cancel_game(table.pk, "prueba")
+    host = make_user(display_name="Bot Lola")
+    table = services.create_table(host, "4-reyes")
+    bots.fill_with_bots(host, table.pk)
+    names = list(table.seats.values_list("user__display_name", flat=True))
+    assert sorted(set(names)) == sorted(names) and len(names) == 4
 
 
 @pytest.mark.django_db
