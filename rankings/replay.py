@@ -83,10 +83,20 @@ def hand_count(record: dict[str, Any] | None) -> int:
     return len(record.get("hands") or []) if record else 0
 
 
-def _label_said(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _label_said(
+    actions: list[dict[str, Any]], heard: list[dict[str, Any]], round_lance: str | None
+) -> list[dict[str, Any]]:
+    """The actions of the hand so far, each with the lance it was said in and whether it opens
+    a new one (the page heads each group, as the table's log does: «Envido 2» alone does not say
+    whether it was at grande or chica). ``heard`` is the public view's ``said``: the same actions
+    in the same order, with their lance (mus votes and discards have none). It leaves out the
+    simultaneous round in progress, still secret at the table: those last actions are discards
+    (no lance) or answers to a bet in ``round_lance``."""
     out = []
+    previous: str | None = ""
     for i, a in enumerate(actions, 1):
         act = a.get("act")
+        lance = heard[i - 1].get("lance") if i <= len(heard) else round_lance
         out.append(
             {
                 "n": i,
@@ -95,8 +105,14 @@ def _label_said(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "act": act,
                 "label": said_label(a),
                 "cards": list(a.get("cards") or []),
+                "heading": (
+                    (str(LANCE_NAMES[lance]) if lance in LANCE_NAMES else str(PHASE_NAMES["mus"]))
+                    if lance != previous
+                    else None
+                ),
             }
         )
+        previous = lance
     return out
 
 
@@ -121,7 +137,9 @@ def step_at(record: dict[str, Any], hand_no: int, step: int) -> Step:
         step=step,
         steps_in_hand=len(actions),
         hands=[game.hand_codes(s) for s in range(4)],
-        said=_label_said(actions[:step]),
+        said=_label_said(
+            actions[:step], seen.get("said") or [], lance if game.phase == "lance" else None
+        ),
         scores=list(game.scores),
         phase=game.phase,
         phase_label=str(PHASE_NAMES.get(game.phase, game.phase)),

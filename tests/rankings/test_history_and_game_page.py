@@ -177,6 +177,32 @@ def test_the_replay_steps_through_every_action_with_all_cards_visible(
     assert default["hands"][-1]["scores"] == table.scores
 
 
+def test_the_replay_heads_what_was_said_with_the_lance_it_was_said_in(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    # «Envido 2» alone does not say whether it was at grande or at chica.
+    table = play_out(started_table(players(4)), seed=5)
+    url = reverse("game_detail", args=[table.pk])
+    order = ["Mus", "Grande", "Chica", "Pares", "Juego", "Punto"]
+    betting = {"paso", "envido", "quiero", "no_quiero", "ordago"}
+    for n, hand in enumerate(table.record["hands"], 1):
+        for k in range(len(hand["actions"]) + 1):
+            said = client.get(url, {"mano": n, "paso": k}, **HTMX).context["step"].said
+            headings = [s["heading"] for s in said if s["heading"]]
+            assert headings == sorted(headings, key=order.index) and len(set(headings)) == len(
+                headings
+            )
+            if said:
+                assert said[0]["heading"]
+            current = None
+            for entry in said:
+                current = entry["heading"] or current
+                assert (current != "Mus") == (entry["act"] in betting), (n, k, entry)
+    page = client.get(url, {"mano": 1}).content.decode()
+    assert 'class="rankings-said-lance">Mus</li>' in page
+    assert re.search(r'class="rankings-said-lance">(Grande|Chica|Pares|Juego|Punto)</li>', page)
+
+
 def test_replay_steps_are_fragments_for_htmx_and_links_without_it(
     client: Client, players: Callable[[int], list[User]]
 ) -> None:
