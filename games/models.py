@@ -48,6 +48,10 @@ class Table(models.Model):
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
     ended_by = models.CharField(max_length=10, blank=True)
     cancel_reason = models.TextField(blank=True)
+    # The table its players opened for a rematch once this game was over (services.rematch).
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
     # Not indexed: the deadline changes on every move, and a changed indexed column makes
     # PostgreSQL write a new entry in every index of the table (no HOT update). The clock's sweep
     # finds overdue tables through the status index (only playing tables, a few hundred rows).

@@ -432,6 +432,46 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
     return table
 
 
+def rematch(user: User, table_id: int) -> Table:
+    """Another game with the same four, asked for from a finished table.
+
+    The first player to ask opens a table like this one (mode, privacy, ladder) sitting where
+    they sat, so partners stay partners; each other player who asks sits in their own seat
+    there (or any free one, if a stranger took it at a public table). The fourth to arrive
+    starts it: everybody there has asked for it.
+    """
+    with transaction.atomic():
+        old = _lock_open_table(table_id)
+        if old.status != Table.Status.FINISHED:
+            raise ServiceError("not_over", _("La revancha se pide cuando la partida ha terminado."))
+        if old.practice:
+            raise ServiceError("practice", _("Para otra práctica, usa «Practicar otra vez»."))
+        seat = old.seats.filter(user=user).values_list("seat", flat=True).first()
+        if seat is None:
+            raise ServiceError(
+                "not_player", _("Solo quienes jugaron esta partida pueden pedir la revancha.")
+            )
+        new = Table.objects.select_for_update().filter(pk=old.rematch_id).first()
+        if new is not None and new.seats.filter(user=user).exists():
+            return new  # asked twice (two tabs, a double click): already there
+        if new is None or new.status == Table.Status.CLOSED:
+            new = create_table(user, old.mode, private=old.private, rated=old.rated)
+            Seat.objects.filter(table=new, user=user).update(seat=seat)
+            _bump(old, rematch_id=new.pk)
+            return new
+        if new.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La revancha ya ha empezado sin ti."))
+        taken = set(new.seats.values_list("seat", flat=True))
+        free = [seat] if seat not in taken else [s for s in range(4) if s not in taken]
+        if not free:
+            raise ServiceError("full", _("La mesa está completa."))
+        take_seat(user, new.pk, free[0], new.invite_token)
+        if len(taken) == 3:
+            host = User.objects.get(pk=new.host_id)
+            return start_game(host, new.pk)
+    return new
+
+
 # --------------------------------------------------------------------------------------------
 # Playing.
 # --------------------------------------------------------------------------------------------

@@ -15,5 +15,6 @@ urlpatterns = [
     path("<int:table_id>/expulsar/", views.kick, name="kick"),
     path("<int:table_id>/cerrar/", views.close, name="close"),
     path("<int:table_id>/bots/", views.fill_bots, name="fill_bots"),
+    path("<int:table_id>/revancha/", views.rematch, name="rematch"),
     path("<int:table_id>/denunciar/", report_views.report_player, name="report"),
 ]

@@ -212,6 +212,38 @@ def practice(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
+    """GET: who has asked for a rematch of this finished game (the table page polls it for its
+    players). POST: ask for it — open the new table or sit at it — and go there."""
+    table = _visible_table(request, table_id)
+    if request.method == "POST":
+        try:
+            new = services.rematch(request.user, table_id)
+        except services.ServiceError as exc:
+            messages.error(request, exc.message)
+            return redirect(table)
+        request.session[f"invite-{new.pk}"] = new.invite_token
+        return redirect(new)
+    if not request.htmx:
+        return redirect(table)
+    played = table.seats.filter(user=request.user).exists()
+    if table.status != Table.Status.FINISHED or table.practice or not played:
+        return HttpResponse(status=204)
+    new = table.rematch
+    if new is not None and new.status == Table.Status.CLOSED:
+        new = None
+    seats = list(new.seats.select_related("user").order_by("seat")) if new else []
+    context = {
+        "table": table,
+        "new": new,
+        "names": [s.user.public_name for s in seats if s.user_id != request.user.pk],
+        "count": len(seats),
+        "mine": any(s.user_id == request.user.pk for s in seats),
+    }
+    return render(request, "games/_rematch.html", context)
+
+
+@login_required
 @require_POST
 def close(request: HttpRequest, table_id: int) -> HttpResponse:
     return _service_post(request, table_id, lambda: services.close_table(request.user, table_id))

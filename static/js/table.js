@@ -41,6 +41,7 @@
   let denied = false;
   let everOpen = false;
   let cancelAt = null;
+  let rematchTimer = null;
   const selected = new Set();
   const chosen = { key: "", value: 0 };
 
@@ -448,6 +449,7 @@
     if (report) report.hidden = !over || ctx.me === null;
     if (s.phase === "terminada") {
       cancelAt = null;
+      pollRematch();
       let title;
       if (ctx.me === null) title = fmt(T.resultTeam, { team: ctx.teamName(s.winner) });
       else title = s.winner === ctx.me % 2 ? T.resultWin : T.resultLose;
@@ -462,6 +464,26 @@
       if (cancelAt === null) cancelAt = Date.now() + skew + REDIRECT_SECONDS * 1000;
       tick();
     }
+  }
+
+  // Once the game is over its players see who has asked for a rematch: the server renders the
+  // box (forms with their CSRF token included), polled every few seconds while the page is open.
+  function pollRematch() {
+    const box = $("rematch");
+    if (!box || rematchTimer !== null) return;
+    const load = () => {
+      fetch(box.dataset.url, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+        .then((r) => (r.status === 200 ? r.text() : r.status === 204 ? "" : null))
+        .then((html) => {
+          if (html !== null && box.dataset.html !== html) {
+            box.dataset.html = html;
+            box.innerHTML = html;
+          }
+        })
+        .catch(() => {}); // offline for a moment: the next poll tries again
+    };
+    load();
+    rematchTimer = setInterval(load, 4000);
   }
 
   function renderLog(s, ctx, said) {

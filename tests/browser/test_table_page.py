@@ -244,3 +244,34 @@ def test_four_players_play_a_complete_hand_through_the_ui(
 
     for page in [*pages, onlooker]:
         assert page.js_errors == []
+
+
+def test_the_players_of_a_finished_game_ask_for_a_rematch_and_meet_at_the_new_table(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    from tests.rankings.conftest import finished_game
+
+    def setup() -> tuple[int, list[str], list[str]]:
+        players = make_players(["rosa", "tomas", "ursula", "victor"])
+        table = finished_game(players, private=True)
+        return table.pk, [session_key_for(p) for p in players], [p.username for p in players]
+
+    old, keys, names = orm(setup)
+    pages = [logged_in_page(browser, live_site, keys[i], PHONE) for i in (0, 1)]
+    for page in pages:
+        page.goto(f"{live_site}/mesas/{old}/")
+        page.locator("#result").wait_for(timeout=10_000)
+    # Rosa asks; Tomás, who keeps the page open, sees it without reloading and joins.
+    pages[0].get_by_role("button", name="Pedir la revancha").click()
+    pages[0].wait_for_url(re.compile(r".*/mesas/\d+/$"), timeout=10_000)
+    new = int(pages[0].url.rstrip("/").rsplit("/", 1)[1])
+    assert new != old
+    pages[1].get_by_text(f"{names[0]} pide la revancha (1 de 4).").wait_for(timeout=10_000)
+    screenshot(pages[1], "rematch-1-asked-phone")
+    pages[1].get_by_role("button", name="Jugar la revancha").click()
+    pages[1].wait_for_url(f"{live_site}/mesas/{new}/", timeout=10_000)
+    seats = orm(lambda: dict(Table.objects.get(pk=new).seats.values_list("seat", "user__username")))
+    assert seats == {0: names[0], 1: names[1]}
+    screenshot(pages[1], "rematch-2-new-table-phone")
+    for page in pages:
+        assert not page.js_errors

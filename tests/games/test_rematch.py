@@ -1,0 +1,173 @@
+"""A rematch: the same four at a new table, asked for from the finished one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from games import bots, services
+from games.models import Table
+from tests.rankings.conftest import finished_game
+
+from .conftest import started_table
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def login(user: User) -> Client:
+    client = Client()
+    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
+    return client
+
+
+def seats_of(table: Table) -> dict[int, int]:
+    return dict(table.seats.values_list("seat", "user_id"))
+
+
+def test_the_four_who_ask_for_a_rematch_sit_where_they_sat_and_the_last_starts_it(
+    four_players: list[User],
+) -> None:
+    old = finished_game(four_players, mode="8-reyes", private=True, rated=False)
+    # Seat 2 asks first: the new table is like the old one and they sit in their own seat.
+    new = services.rematch(four_players[2], old.pk)
+    old.refresh_from_db()
+    assert old.rematch_id == new.pk
+    assert (new.mode, new.private, new.rated, new.status) == ("8-reyes", True, False, "abierta")
+    assert new.host_id == four_players[2].pk
+    assert seats_of(new) == {2: four_players[2].pk}
+    for seat in (0, 3):
+        assert services.rematch(four_players[seat], old.pk).pk == new.pk
+    new.refresh_from_db()
+    assert new.status == Table.Status.OPEN
+    assert seats_of(new) == {s: four_players[s].pk for s in (0, 2, 3)}
+    # The fourth starts it: partners are partners again.
+    started = services.rematch(four_players[1], old.pk)
+    assert started.pk == new.pk
+    new.refresh_from_db()
+    assert new.status == Table.Status.PLAYING and services.game_of(new) is not None
+    assert seats_of(new) == {s: p.pk for s, p in enumerate(four_players)}
+
+
+def test_asking_twice_keeps_the_seat_at_the_rematch(four_players: list[User]) -> None:
+    old = finished_game(four_players)
+    first = services.rematch(four_players[1], old.pk)
+    assert services.rematch(four_players[1], old.pk).pk == first.pk
+    assert Table.objects.count() == 2 and seats_of(first) == {1: four_players[1].pk}
+
+
+def test_a_stranger_in_your_seat_of_a_public_rematch_leaves_you_another(
+    four_players: list[User], make_user: Callable[..., User]
+) -> None:
+    old = finished_game(four_players)
+    new = services.rematch(four_players[0], old.pk)
+    stranger = make_user()
+    services.take_seat(stranger, new.pk, 1)
+    services.rematch(four_players[1], old.pk)
+    assert seats_of(new) == {0: four_players[0].pk, 1: stranger.pk, 2: four_players[1].pk}
+    services.take_seat(make_user(), new.pk, 3)
+    with pytest.raises(services.ServiceError) as excinfo:
+        services.rematch(four_players[2], old.pk)
+    assert excinfo.value.code == "full"
+
+
+def test_a_rematch_closed_by_its_host_is_opened_again_by_the_next_to_ask(
+    four_players: list[User],
+) -> None:
+    old = finished_game(four_players)
+    closed = services.rematch(four_players[0], old.pk)
+    services.leave_seat(four_players[0], closed.pk)  # alone: the table closes
+    closed.refresh_from_db()
+    assert closed.status == Table.Status.CLOSED
+    again = services.rematch(four_players[3], old.pk)
+    assert again.pk != closed.pk and seats_of(again) == {3: four_players[3].pk}
+    old.refresh_from_db()
+    assert old.rematch_id == again.pk
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["in_progress", "practice", "not_a_player", "seated_elsewhere", "started_without_you"],
+)
+def test_it_refuses_a_rematch_it_cannot_give(
+    case: str, four_players: list[User], make_user: Callable[..., User]
+) -> None:
+    asker = four_players[0]
+    if case == "in_progress":
+        table, code = started_table(four_players), "not_over"
+    elif case == "practice":
+        practice = bots.start_practice(asker, "4-reyes")
+        services.cancel_game(practice.pk)
+        Table.objects.filter(pk=practice.pk).update(status=Table.Status.FINISHED)
+        table, code = practice, "practice"
+    elif case == "not_a_player":
+        table, code, asker = finished_game(four_players), "not_player", make_user()
+    elif case == "seated_elsewhere":
+        table, code = finished_game(four_players), "already_seated"
+        services.create_table(asker, "4-reyes")
+    else:
+        table, code = finished_game(four_players), "started"
+        new = services.rematch(four_players[1], table.pk)
+        others = [four_players[1], *(make_user() for _ in range(3))]
+        for seat, user in enumerate(others[1:]):
+            services.take_seat(user, new.pk, [0, 2, 3][seat])
+        services.start_game(four_players[1], new.pk)
+    tables_before = Table.objects.count()
+    version = Table.objects.get(pk=table.pk).version
+    with pytest.raises(services.ServiceError) as excinfo:
+        services.rematch(asker, table.pk)
+    assert excinfo.value.code == code
+    assert Table.objects.count() == tables_before
+    assert Table.objects.get(pk=table.pk).version == version
+
+
+def test_the_finished_table_shows_its_players_who_asked_and_takes_them_there(
+    four_players: list[User], make_user: Callable[..., User]
+) -> None:
+    old = finished_game(four_players, private=True)
+    url = f"/mesas/{old.pk}/revancha/"
+    clients = [login(p) for p in four_players]
+    box = clients[0].get(url, **HTMX)
+    assert box.status_code == 200 and "Pedir la revancha" in box.content.decode()
+    # The page itself carries the box only for the players.
+    assert 'id="rematch"' in clients[0].get(f"/mesas/{old.pk}/").content.decode()
+    response = clients[0].post(url)
+    new = Table.objects.get(pk=old.pk).rematch
+    assert response["Location"] == f"/mesas/{new.pk}/"
+    # A private rematch: its players get in without the invitation link.
+    assert clients[0].get(response["Location"]).status_code == 200
+    box = clients[1].get(url, **HTMX).content.decode()
+    assert f"{four_players[0].public_name} pide la revancha (1 de 4)" in box
+    clients[1].post(url)
+    assert "Revancha: 2 de 4 en la mesa." in clients[1].get(url, **HTMX).content.decode()
+    assert clients[1].get(f"/mesas/{new.pk}/").status_code == 200
+    # Somebody who did not play sees nothing, and is refused with the reason.
+    outsider = login(make_user())
+    assert outsider.get(url, **HTMX).status_code == 404  # a private table stays hidden
+    assert Table.objects.get(pk=new.pk).seats.count() == 2
+
+
+def test_a_refused_rematch_goes_back_to_the_table_with_the_reason(
+    four_players: list[User], make_user: Callable[..., User]
+) -> None:
+    old = finished_game(four_players)
+    url = f"/mesas/{old.pk}/revancha/"
+    outsider = login(make_user())
+    assert outsider.get(url, **HTMX).status_code == 204
+    response = outsider.post(url, follow=True)
+    assert response.redirect_chain[0][0] == f"/mesas/{old.pk}/"
+    assert "Solo quienes jugaron esta partida pueden pedir la revancha." in (
+        response.content.decode()
+    )
+    assert 'id="rematch"' not in response.content.decode()
+    assert Table.objects.count() == 1
+    # Without HTMX the box is not a page of its own.
+    assert login(four_players[0]).get(url)["Location"] == f"/mesas/{old.pk}/"
+    # In progress: nothing to show yet.
+    playing = started_table([make_user() for _ in range(4)])
+    player = playing.seats.get(seat=0).user
+    assert login(player).get(f"/mesas/{playing.pk}/revancha/", **HTMX).status_code == 204
