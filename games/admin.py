@@ -120,7 +120,7 @@ class TableAdmin(admin.ModelAdmin):
                     ("mode", "status", "phase"),
                     ("host", "private", "rated", "practice"),
                     ("version", "scores", "winner_team", "ended_by"),
-                    "cancel_reason",
+                    ("cancel_reason", "rematch"),
                     ("created_at", "started_at", "finished_at", "deadline"),
                 )
             },
@@ -141,6 +141,7 @@ class TableAdmin(admin.ModelAdmin):
         "winner_team",
         "ended_by",
         "cancel_reason",
+        "rematch",
         "created_at",
         "started_at",
         "finished_at",

@@ -74,6 +74,18 @@ def test_a_tables_page_shows_the_pretty_record_and_the_chat_read_only(
     assert reverse("admin:games_table_cancel", args=[table.pk]) in page
 
 
+def test_a_finished_tables_page_links_to_its_rematch(
+    admin_client: Client, four_players: list[User]
+) -> None:
+    from games import services
+    from tests.rankings.conftest import finished_game
+
+    old = finished_game(four_players)
+    new = services.rematch(four_players[0], old.pk)
+    page = admin_client.get(reverse("admin:games_table_change", args=[old.pk])).content.decode()
+    assert f'href="{reverse("admin:games_table_change", args=[new.pk])}"' in page
+
+
 def test_a_table_cannot_be_added_deleted_or_edited_in_the_admin(
     admin_client: Client, four_players: list[User]
 ) -> None:
