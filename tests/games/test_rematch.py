@@ -144,7 +144,8 @@ def test_the_finished_table_shows_its_players_who_asked_and_takes_them_there(
     assert f"{four_players[0].public_name} pide la revancha (1 de 4)" in box
     clients[1].post(url)
     assert "Revancha: 2 de 4 en la mesa." in clients[1].get(url, **HTMX).content.decode()
-    assert clients[1].get(f"/mesas/{new.pk}/").status_code == 200
+    waiting = clients[1].get(f"/mesas/{new.pk}/").content.decode()
+    assert f'Revancha de la <a href="/partidas/{old.pk}/">partida #{old.pk}</a>' in waiting
     # Somebody who did not play sees nothing, and is refused with the reason.
     outsider = login(make_user())
     assert outsider.get(url, **HTMX).status_code == 404  # a private table stays hidden
