@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from accounts.models import User
@@ -172,3 +174,28 @@ def test_a_refused_rematch_goes_back_to_the_table_with_the_reason(
     playing = started_table([make_user() for _ in range(4)])
     player = playing.seats.get(seat=0).user
     assert login(player).get(f"/mesas/{playing.pk}/revancha/", **HTMX).status_code == 204
+
+
+@pytest.mark.django_db(transaction=True)
+def test_all_four_asking_at_once_meet_at_one_table_that_starts(four_players: list[User]) -> None:
+    old = finished_game(four_players)
+    barrier = threading.Barrier(4)
+    tables: list[int] = []
+
+    def ask(user: User) -> None:
+        barrier.wait()
+        try:
+            tables.append(services.rematch(user, old.pk).pk)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ask, args=(p,)) for p in four_players]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(tables) == 4 and len(set(tables)) == 1
+    new = Table.objects.get(pk=tables[0])
+    assert new.status == Table.Status.PLAYING
+    assert seats_of(new) == {s: p.pk for s, p in enumerate(four_players)}
+    assert Table.objects.count() == 2
