@@ -70,6 +70,21 @@ def start_practice(user: User, mode: str, rng: Any = None) -> Table:
     return services.start_game(user, table.pk, rng)
 
 
+def leave_practice(user: User, table_id: int) -> bool:
+    """End your practice game now (nobody else is waiting on it): it is cancelled, so you may
+    start another at once instead of waiting for the reconnection window to run out."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or not table.seats.filter(user=user).exists():
+        raise services.ServiceError("not_seated", _("No estás sentado en esta mesa."))
+    if not table.practice:
+        raise services.ServiceError(
+            "not_practice", _("Solo una práctica contra bots se puede dejar a medias.")
+        )
+    if not services.cancel_game(table_id, reason="practica"):
+        raise services.ServiceError("over", _("La partida ya ha terminado."))
+    return True
+
+
 def bot_seats(table: Table) -> set[int]:
     return {row["seat"] for row in services.seat_rows(table) if row["is_bot"]}
 

@@ -7,6 +7,7 @@ app_name = "games"
 urlpatterns = [
     path("nueva/", views.create_table, name="create"),
     path("practicar/", views.practice, name="practice"),
+    path("<int:table_id>/dejar-practica/", views.leave_practice, name="leave_practice"),
     path("invitacion/<str:token>/", views.invite, name="invite"),
     path("<int:table_id>/", views.table_page, name="table"),
     path("<int:table_id>/sentarse/", views.sit, name="sit"),

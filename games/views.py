@@ -212,6 +212,18 @@ def practice(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def leave_practice(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        bots.leave_practice(request.user, table_id)
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
+    messages.success(request, _("Has dejado la práctica."))
+    return redirect("lobby")
+
+
+@login_required
 def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     """GET: who has asked for a rematch of this finished game (the table page polls it for its
     players). POST: ask for it — open the new table or sit at it — and go there."""

@@ -574,7 +574,7 @@
     }
     if (cancelAt !== null && state.phase === "cancelada") {
       const secs = Math.max(0, Math.ceil((cancelAt - now) / 1000));
-      const reasons = { abandono: T.reasonAbandono, expulsion: T.reasonExpulsion };
+      const reasons = { abandono: T.reasonAbandono, expulsion: T.reasonExpulsion, practica: T.reasonPractica };
       const reason =
         state.cancel_reason in reasons
           ? reasons[state.cancel_reason]

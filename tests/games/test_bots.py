@@ -113,6 +113,61 @@ def test_the_bots_at_a_table_all_have_different_names(make_user: Callable[..., U
 
 
 @pytest.mark.django_db
+def test_a_player_leaves_a_practice_and_may_start_another_at_once(
+    make_user: Callable[..., User],
+) -> None:
+    player = make_user()
+    client = login(player)
+    client.post("/mesas/practicar/", {"mode": "4-reyes"})
+    first = Table.objects.get()
+    # While it is live the lobby offers the way out (the other forms wait until then).
+    lobby = client.get("/").content.decode()
+    assert f'action="/mesas/{first.pk}/dejar-practica/"' in lobby
+    assert (
+        f'action="/mesas/{first.pk}/dejar-practica/"'
+        in client.get(first.get_absolute_url()).content.decode()
+    )
+    assert client.post("/mesas/practicar/", {"mode": "4-reyes"})["Location"] == "/"
+    assert Table.objects.count() == 1  # refused: still seated at the first
+    response = client.post(f"/mesas/{first.pk}/dejar-practica/", follow=True)
+    assert "Has dejado la práctica." in response.content.decode()
+    first.refresh_from_db()
+    assert first.status == Table.Status.CANCELLED and first.cancel_reason == "practica"
+    assert first.record is not None and not first.rated
+    assert "dejar-practica" not in client.get(first.get_absolute_url()).content.decode()
+    response = client.post("/mesas/practicar/", {"mode": "4-reyes"})
+    second = Table.objects.exclude(pk=first.pk).get()
+    assert response["Location"] == f"/mesas/{second.pk}/" and second.practice
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", ["people", "not_mine", "over", "no_table"])
+def test_it_refuses_to_end_a_game_that_is_not_your_live_practice(
+    case: str, make_user: Callable[..., User], four_players: list[User]
+) -> None:
+    player = make_user()
+    if case == "people":
+        table, code, player = started_table(four_players), "not_practice", four_players[0]
+    elif case == "not_mine":
+        table, code = bots.start_practice(make_user(), "4-reyes"), "not_seated"
+    elif case == "over":
+        table, code = bots.start_practice(player, "4-reyes"), "over"
+        services.cancel_game(table.pk, "prueba")
+    else:
+        table, code = Table(pk=987654), "not_seated"
+    before = list(Table.objects.order_by("pk").values_list("pk", "status", "version"))
+    with pytest.raises(services.ServiceError) as excinfo:
+        bots.leave_practice(player, table.pk)
+    assert excinfo.value.code == code
+    assert list(Table.objects.order_by("pk").values_list("pk", "status", "version")) == before
+    # Through the page: the reason, back in the lobby, nothing changed.
+    response = login(player).post(f"/mesas/{table.pk}/dejar-practica/", follow=True)
+    assert response.redirect_chain[-1][0] == "/"
+    assert str(excinfo.value.message) in response.content.decode()
+    assert list(Table.objects.order_by("pk").values_list("pk", "status", "version")) == before
+
+
+@pytest.mark.django_db
 def test_practice_refuses_an_unknown_mode(make_user: Callable[..., User]) -> None:
     login(make_user()).post("/mesas/practicar/", {"mode": "nada"})
     assert Table.objects.count() == 0
