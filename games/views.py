@@ -34,9 +34,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
     open_tables = list(_tables(Table.Status.OPEN)[:50])
     playing = list(_tables(Table.Status.PLAYING)[:50])
     my_seat = services.live_seat_of(request.user) if request.user.is_authenticated else None
+    ratings = _ratings_of_seated([*open_tables, *playing])
     context = {
-        "open_tables": [_table_card(t) for t in open_tables],
-        "playing_tables": [_table_card(t) for t in playing],
+        "open_tables": [_table_card(t, ratings) for t in open_tables],
+        "playing_tables": [_table_card(t, ratings) for t in playing],
         "online": presence.online_players(limit=40),
         "online_count": presence.online_count(),
         "my_seat": my_seat,
@@ -46,10 +47,29 @@ def lobby(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _table_card(table: Table) -> dict[str, Any]:
+def _ratings_of_seated(tables: list[Table]) -> dict[tuple[int, str], tuple[float, int]]:
+    """Everybody's rating in the mode of the table they sit at, in one query: players choose a
+    table by the level of who is there."""
+    from rankings.models import PlayerRating
+
+    ids = {seat.user_id for table in tables for seat in table.seats.all()}
+    rows = PlayerRating.objects.filter(user_id__in=ids).values_list(
+        "user_id", "mode", "rating", "games"
+    )
+    return {(user_id, mode): (rating, games) for user_id, mode, rating, games in rows}
+
+
+def _table_card(table: Table, ratings: dict[tuple[int, str], tuple[float, int]]) -> dict[str, Any]:
+    from rankings import elo
+
     seats: list[Seat | None] = [None, None, None, None]
     for seat in table.seats.all():
         seats[seat.seat] = seat
+        if not seat.user.is_bot:
+            # Nobody rated yet in this mode starts where everybody starts (provisional).
+            rating, games = ratings.get((seat.user_id, table.mode), (elo.INITIAL_RATING, 0))
+            seat.rating = round(rating)
+            seat.provisional = elo.is_provisional(games)
     return {"table": table, "seats": seats, "taken": sum(1 for s in seats if s)}
 
 

@@ -252,3 +252,34 @@ def test_a_stale_lobby_change_loses_the_compare_and_set(make_user: Callable[...,
     with pytest.raises(services.ServiceError) as excinfo:
         services._bump(stale, phase="esperando")
     assert excinfo.value.code == "conflict"
+
+
+def test_the_lobby_shows_each_seated_players_rating_in_the_tables_mode(
+    make_user: Callable[..., User], django_assert_max_num_queries: Callable[..., object]
+) -> None:
+    from games import bots
+    from rankings.models import PlayerRating
+
+    veteran, newcomer, host = make_user("veterana"), make_user("novata"), make_user("anfitrion")
+    PlayerRating.objects.create(user=veteran, mode="8-reyes", rating=1634.4, games=45)
+    PlayerRating.objects.create(user=veteran, mode="4-reyes", rating=1402.0, games=3)
+    table = services.create_table(veteran, "8-reyes")
+    services.take_seat(newcomer, table.pk, 1)
+    with_bots = services.create_table(host, "4-reyes")
+    bots.fill_with_bots(host, with_bots.pk)
+    client = login(make_user())
+    page = client.get("/").content.decode()
+    card = page[page.index(f'data-table="{table.pk}"') :]
+    card = card[: card.index("</li>")]
+    # The 8-reyes rating, established (no «?»); a newcomer starts at 1500, provisional.
+    assert ">1634<" in card and "1402" not in card
+    assert ">1500?<" in card
+    bot_card = page[page.index(f'data-table="{with_bots.pk}"') :]
+    bot_card = bot_card[: bot_card.index("</li>")]
+    assert bot_card.count("seat-rating") == 1  # the host only: bots have no rating
+    # One query for all the ratings, however many tables: the lobby is polled every 2 s.
+    for _ in range(5):
+        extra = services.create_table(make_user(), "4-reyes")
+        services.take_seat(make_user(), extra.pk, 2)
+    with django_assert_max_num_queries(9):  # 8 today, with seven tables
+        client.get("/", HTTP_HX_REQUEST="true")
