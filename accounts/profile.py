@@ -16,6 +16,9 @@ Context keys the page understands (all optional; the defaults render empty state
     A list of objects or dicts with ``mode_label``, ``rating`` and ``games`` (games played).
 ``games``
     A list of objects or dicts with ``url``, ``title``, ``finished_at`` and ``result``.
+``status_template``
+    A template included under the player's name, for what they are doing now (games: the
+    table they sit at).
 ``ratings_template`` / ``history_template``
     Templates included in the two sections instead of ``accounts/profile_ratings.html`` and
     ``accounts/profile_history.html``; they receive the whole page context (``player`` included).

@@ -288,3 +288,14 @@ def game_record(request: HttpRequest, table_id: int) -> HttpResponse:
     response = JsonResponse(table.record, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'inline; filename="partida-{table.pk}.json"'
     return response
+
+
+def profile_status(request: HttpRequest, player: Any) -> dict[str, Any]:
+    """The profile's line on what the player is doing now: the table they sit at, if the viewer
+    may see it (private tables, practice included, only for who may enter them)."""
+    seat = services.live_seat_of(player)
+    if seat is None or not services.can_see(
+        seat.table, request.user, request.session.get(f"invite-{seat.table_id}")
+    ):
+        return {}
+    return {"status_template": "games/_profile_status.html", "live_table": seat.table}
