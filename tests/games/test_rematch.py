@@ -199,3 +199,13 @@ def test_all_four_asking_at_once_meet_at_one_table_that_starts(four_players: lis
     assert new.status == Table.Status.PLAYING
     assert seats_of(new) == {s: p.pk for s, p in enumerate(four_players)}
     assert Table.objects.count() == 2
+
+
+def test_anonymous_visitors_and_wrong_methods_change_nothing(four_players: list[User]) -> None:
+    old = finished_game(four_players)
+    for url in (f"/mesas/{old.pk}/revancha/", f"/mesas/{old.pk}/dejar-practica/"):
+        response = Client().post(url)
+        assert response.status_code == 302 and response["Location"].startswith("/cuentas/entrar/")
+    assert login(four_players[0]).get(f"/mesas/{old.pk}/dejar-practica/").status_code == 405
+    assert login(four_players[0]).post("/mesas/987654/revancha/").status_code == 404
+    assert Table.objects.count() == 1 and Table.objects.get(pk=old.pk).rematch is None

@@ -218,6 +218,8 @@ POST_ENDPOINTS = [
     ("games:kick", True, {"seat": "1"}),
     ("games:close", True, {}),
     ("games:fill_bots", True, {}),
+    ("games:rematch", True, {}),
+    ("games:leave_practice", True, {}),
     ("games:report", True, {"jugador": "p1", "motivo": "insultos"}),
     ("accounts:logout", False, {}),
     ("accounts:settings", False, {"display_name": "Hack"}),
