@@ -87,6 +87,8 @@ def test_a_finished_practice_offers_another_practice_in_the_same_mode(
     # link: there are only bots to report.
     assert 'id="practice-again"' in page and 'name="mode" value="8-reyes"' in page
     assert 'id="report-link"' not in page
+    # And the way to go over it on the game page, hand by hand.
+    assert f'id="replay-link" href="/partidas/{first.pk}/"' in page
     response = client.post("/mesas/practicar/", {"mode": "8-reyes"})
     second = Table.objects.exclude(pk=first.pk).get()
     assert response["Location"] == f"/mesas/{second.pk}/"
