@@ -1,0 +1,85 @@
+"""axe-core finds no accessibility violation on the site's pages (desktop and phone, both languages).
+
+axe (bundled by axe-playwright-python) is evaluated through the DevTools protocol, which the
+site's strict CSP does not restrict; the pages themselves run as they do for players.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from accounts.models import User
+from games import services
+from tests.rankings.conftest import finished_game
+
+from .support import DESKTOP, PHONE, logged_in_page, make_players, session_key_for, started_table
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def site() -> dict[str, Any]:
+    players = make_players(["amaia", "bruno", "carla", "dario"])
+    game = finished_game(players, winner=0, rate=True)
+    live = started_table(make_players(["eneko", "fabiola", "gorka", "helena"]))
+    waiting = services.create_table(make_players(["ines"])[0], "8-reyes")
+    viewer: User = players[0]
+    return {
+        "me": viewer.username,
+        "key": session_key_for(viewer),
+        "live_key": session_key_for(live.seats.get(seat=0).user),
+        "game": game.pk,
+        "live": live.pk,
+        "waiting": waiting.pk,
+    }
+
+
+def violations(page: Any) -> list[str]:
+    page.wait_for_load_state("networkidle")
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['impact']} {v['id']}: {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in found
+    ]
+
+
+def test_no_page_has_an_accessibility_violation(live_site: str, browser: Any, orm: Any) -> None:
+    data = orm(site)
+    signed_in = [
+        "/",
+        "/reglas/",
+        "/ranking/",
+        f"/jugadores/{data['me']}/",
+        "/partidas/",
+        f"/partidas/{data['game']}/?mano=1&paso=4",
+        "/cuentas/ajustes/",
+        f"/mesas/{data['waiting']}/",
+        f"/mesas/{data['game']}/",  # the finished table, its result box
+        f"/mesas/{data['live']}/",  # watched by somebody not seated
+    ]
+    anonymous = ["/cuentas/entrar/", "/cuentas/registro/", "/cuentas/contrasena/olvidada/"]
+    found: dict[str, list[str]] = {}
+    for viewport, language in ((DESKTOP, "es"), (PHONE, "en")):
+        # A signed-in player's own setting chooses the language; a visitor's cookie.
+        orm(User.objects.update, language=language)
+        page = logged_in_page(browser, live_site, data["key"], viewport)
+        for path in signed_in:
+            page.goto(f"{live_site}{path}")
+            found[f"{path} {viewport['width']} {language}"] = violations(page)
+        player = logged_in_page(browser, live_site, data["live_key"], viewport)
+        player.goto(f"{live_site}/mesas/{data['live']}/")
+        player.locator(".seat .hand").first.wait_for(timeout=10_000)
+        if language == "en":
+            assert "Tables" in player.inner_text(".site-header")
+        found[f"the live table as a player {viewport['width']} {language}"] = violations(player)
+        visitor = browser.new_context(viewport=viewport).new_page()
+        visitor.context.add_cookies(
+            [{"name": "django_language", "value": language, "url": live_site}]
+        )
+        for path in anonymous:
+            visitor.goto(f"{live_site}{path}")
+            found[f"{path} anonymous {viewport['width']} {language}"] = violations(visitor)
+    assert {where: v for where, v in found.items() if v} == {}
+    orm(lambda: services.cancel_game(data["live"], "fin de la prueba"))
