@@ -472,6 +472,7 @@
     const box = $("rematch");
     if (!box || rematchTimer !== null) return;
     const load = () => {
+      if (document.hidden) return; // a tab in the background asks nothing
       fetch(box.dataset.url, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
         .then((r) => (r.status === 200 ? r.text() : r.status === 204 ? "" : null))
         .then((html) => {
