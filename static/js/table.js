@@ -42,6 +42,9 @@
   let everOpen = false;
   let cancelAt = null;
   let rematchTimer = null;
+  let wasMyTurn = null; // null until the first state: opening the page is not a turn arriving
+  let audio = null;
+  let soundOn = localStorage.getItem("mus-sound") !== "off";
   const selected = new Set();
   const chosen = { key: "", value: 0 };
 
@@ -519,9 +522,12 @@
     const said = annotatedSaid(s);
     root.dataset.phase = s.phase;
     root.dataset.v = String(s.v);
-    root.classList.toggle("my-turn", ctx.legal.length > 0);
+    const myTurn = ctx.legal.length > 0;
+    root.classList.toggle("my-turn", myTurn);
     // A tab in the background still tells its player when it is their turn.
-    document.title = ctx.legal.length > 0 ? `${T.turnYou} · ${baseTitle}` : baseTitle;
+    document.title = myTurn ? `${T.turnYou} · ${baseTitle}` : baseTitle;
+    if (myTurn && wasMyTurn === false) chime();
+    wasMyTurn = myTurn;
     root.classList.toggle("watching", ctx.me === null);
     renderScore(s, ctx);
     renderSeats(s, ctx, said);
@@ -529,6 +535,45 @@
     renderActions(s, ctx);
     renderLog(s, ctx, said);
     tick();
+  }
+
+  // -- the turn's chime: a short tone when the turn comes to you (off with the header button) --
+  function chime() {
+    if (!soundOn) return;
+    root.dataset.chimes = String(Number(root.dataset.chimes || 0) + 1);
+    try {
+      const Ctx = window.AudioContext || window.webkitAudioContext;
+      if (!Ctx) return;
+      audio = audio || new Ctx();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      const t = audio.currentTime;
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.0001, t);
+      gain.gain.exponentialRampToValueAtTime(0.15, t + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.25);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(t);
+      osc.stop(t + 0.3);
+    } catch (err) {
+      // no sound on this browser: the title and the highlighted seat still say it
+    }
+  }
+
+  function renderSoundToggle() {
+    const btn = $("sound-toggle");
+    if (!btn) return;
+    btn.setAttribute("aria-pressed", soundOn ? "true" : "false");
+    btn.textContent = soundOn ? T.soundOn : T.soundOff;
+  }
+  const soundBtn = $("sound-toggle");
+  if (soundBtn) {
+    renderSoundToggle();
+    soundBtn.addEventListener("click", () => {
+      soundOn = !soundOn;
+      localStorage.setItem("mus-sound", soundOn ? "on" : "off");
+      renderSoundToggle();
+    });
   }
 
   // -- clocks ---------------------------------------------------------------------------------

@@ -275,3 +275,57 @@ def test_the_players_of_a_finished_game_ask_for_a_rematch_and_meet_at_the_new_ta
     screenshot(pages[1], "rematch-2-new-table-phone")
     for page in pages:
         assert not page.js_errors
+
+
+def test_a_chime_says_the_turn_has_come_unless_the_player_turned_it_off(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    from games import engine
+
+    players = orm(make_players, ["irene", "jon", "kike", "lara"])
+    table = orm(started_table, players, seed=3)
+    mano = orm(lambda: services.game_of(Table.objects.get(pk=table.pk)).mano)
+    last = (mano + 3) % 4  # speaks fourth in every round
+    page = logged_in_page(browser, live_site, orm(session_key_for, players[last]), DESKTOP)
+    page.goto(f"{live_site}/mesas/{table.pk}/")
+    page.wait_for_selector('#mus-table[data-connected="1"][data-phase="mus"]', timeout=TIMEOUT)
+
+    def chimes() -> int:
+        return int(page.evaluate("() => document.getElementById('mus-table').dataset.chimes || 0"))
+
+    def play(seat: int, act: str) -> None:
+        def run() -> None:
+            fresh = Table.objects.get(pk=table.pk)
+            cards = None
+            if act == "descarte":
+                cards = (services.game_of(fresh).hand_codes(seat)[0],)
+            services.apply_action(fresh, engine.Action(seat, act, cards=cards))
+
+        orm(run)
+
+    # Opening the page is not the turn arriving; somebody else's turn makes no sound.
+    assert chimes() == 0
+    play(mano, "mus")
+    play((mano + 1) % 4, "mus")
+    page.wait_for_timeout(500)
+    assert chimes() == 0
+    play((mano + 2) % 4, "mus")
+    page.wait_for_selector("#mus-table.my-turn", timeout=TIMEOUT)
+    assert chimes() == 1
+    # Turned off, and remembered by the browser: the next turn arrives in silence.
+    page.locator("#sound-toggle").click()
+    assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "false"
+    assert page.locator("#sound-toggle").inner_text() == "Sonido: no"
+    page.reload()
+    page.wait_for_selector('#mus-table[data-connected="1"].my-turn', timeout=TIMEOUT)
+    assert page.locator("#sound-toggle").get_attribute("aria-pressed") == "false"
+    play(last, "mus")  # everybody said mus: all four discard, the turn stays with everybody
+    for seat in range(4):
+        play(seat, "descarte")
+    play(mano, "corto")  # the new mus round after the discard: the mano cuts, grande begins
+    page.wait_for_selector('#mus-table[data-phase="lance"]', timeout=TIMEOUT)
+    for offset in range(3):  # grande: the three before speak first
+        play((mano + offset) % 4, "paso")
+    page.wait_for_selector("#mus-table.my-turn", timeout=TIMEOUT)
+    assert chimes() == 0
+    assert not page.js_errors
