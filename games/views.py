@@ -47,29 +47,53 @@ def lobby(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _ratings_of_seated(tables: list[Table]) -> dict[tuple[int, str], tuple[float, int]]:
-    """Everybody's rating in the mode of the table they sit at, in one query: players choose a
-    table by the level of who is there."""
+Ratings = dict[tuple[int, str], tuple[float, int]]
+
+
+def _ratings_of(user_ids: Any) -> Ratings:
+    """(rating, rated games) per (player, mode), in one query."""
     from rankings.models import PlayerRating
 
-    ids = {seat.user_id for table in tables for seat in table.seats.all()}
-    rows = PlayerRating.objects.filter(user_id__in=ids).values_list(
+    rows = PlayerRating.objects.filter(user_id__in=set(user_ids)).values_list(
         "user_id", "mode", "rating", "games"
     )
     return {(user_id, mode): (rating, games) for user_id, mode, rating, games in rows}
 
 
-def _table_card(table: Table, ratings: dict[tuple[int, str], tuple[float, int]]) -> dict[str, Any]:
+def _rating_for(ratings: Ratings, user_id: int, mode: str) -> tuple[int, bool]:
+    """A player's rating in ``mode`` as shown, and whether it is still provisional; nobody rated
+    yet in it starts where everybody starts."""
     from rankings import elo
 
+    rating, games = ratings.get((user_id, mode), (elo.INITIAL_RATING, 0))
+    return round(rating), elo.is_provisional(games)
+
+
+def _ratings_of_seated(tables: list[Table]) -> Ratings:
+    """Everybody's rating in the mode of the table they sit at: players choose a table by the
+    level of who is there."""
+    return _ratings_of(seat.user_id for table in tables for seat in table.seats.all())
+
+
+def _seat_ratings(table: Table) -> dict[int, str]:
+    """Each seated person's rating in the table's mode, as the ladder shows it («1523?» while
+    provisional), for the names on the felt: ratings do not change during a game."""
+    seats = list(table.seats.select_related("user"))
+    people = {s.seat: s for s in seats if not s.user.is_bot}
+    ratings = _ratings_of(s.user_id for s in people.values())
+    out = {}
+    for number, seat in people.items():
+        rating, provisional = _rating_for(ratings, seat.user_id, table.mode)
+        out[number] = f"{rating}?" if provisional else str(rating)
+    return out
+
+
+def _table_card(table: Table, ratings: Ratings) -> dict[str, Any]:
     seats: list[Seat | None] = [None, None, None, None]
     for seat in table.seats.all():
         seats[seat.seat] = seat
         if not seat.user.is_bot:
-            # Nobody rated yet in this mode starts where everybody starts (provisional).
-            rating, games = ratings.get((seat.user_id, table.mode), (elo.INITIAL_RATING, 0))
-            seat.rating = round(rating)
-            seat.provisional = elo.is_provisional(games)
+            seat.rating, seat.provisional = _rating_for(ratings, seat.user_id, table.mode)
     return {"table": table, "seats": seats, "taken": sum(1 for s in seats if s)}
 
 
@@ -126,6 +150,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "quick_phrases": [str(p) for p in chat.QUICK_PHRASES],
     }
     if table.status != Table.Status.OPEN:
+        context["seat_ratings"] = _seat_ratings(table)
         # The live table draws cards in JavaScript: give it every card's image and name (in the
         # active language) so no text or URL is built there.
         from django.templatetags.static import static

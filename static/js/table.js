@@ -19,6 +19,7 @@
   const $ = (id) => document.getElementById(id);
   const T = ($("table-strings") || root).dataset;
   const cardData = readJSON("card-data") || {};
+  const seatRatings = readJSON("seat-ratings") || {}; // seat → «1523?» (people only, not bots)
   const POSITIONS = ["bottom", "right", "top", "left"]; // counter-clockwise from the viewer
   const LANCE_ORDER = ["grande", "chica", "pares", "juego"];
   const LIVE = ["mus", "descarte", "lance"];
@@ -255,6 +256,11 @@
       const nameEl = box.querySelector(".seat-name");
       nameEl.textContent = info ? info.name : "—";
       nameEl.title = info ? info.name : "";
+      const rating = info && seatRatings[seat];
+      if (rating) {
+        nameEl.append(" ", el("span", "seat-elo", rating));
+        nameEl.title = `${info.name} · ${fmt(T.ratingTitle, { n: rating })}`;
+      }
       if (seat === ctx.me) nameEl.append(" ", el("span", "badge you", T.you));
       box.querySelector(".mano-chip").hidden = !(s.mano === seat && s.phase !== "cancelada");
 

@@ -303,6 +303,9 @@ def test_a_chime_says_the_turn_has_come_unless_the_player_turned_it_off(
 
         orm(run)
 
+    # Everybody's rating beside their name (nobody here has played a rated game yet).
+    assert page.locator(".seat.pos-bottom .seat-elo").inner_text() == "1500?"
+    assert page.locator(".seat .seat-elo").count() == 4
     # Opening the page is not the turn arriving; somebody else's turn makes no sound.
     assert chimes() == 0
     play(mano, "mus")

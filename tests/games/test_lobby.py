@@ -283,3 +283,23 @@ def test_the_lobby_shows_each_seated_players_rating_in_the_tables_mode(
         services.take_seat(make_user(), extra.pk, 2)
     with django_assert_max_num_queries(9):  # 8 today, with seven tables
         client.get("/", HTTP_HX_REQUEST="true")
+
+
+def test_the_table_page_gives_each_persons_rating_for_the_names_on_the_felt(
+    make_user: Callable[..., User],
+) -> None:
+    from games import bots
+    from rankings.models import PlayerRating
+
+    host, guest = make_user("ramona"), make_user("sergio")
+    PlayerRating.objects.create(user=host, mode="4-reyes", rating=1587.6, games=31)
+    table = services.create_table(host, "4-reyes")
+    services.take_seat(guest, table.pk, 2)
+    bots.fill_with_bots(host, table.pk)
+    services.start_game(host, table.pk)
+    response = login(guest).get(f"/mesas/{table.pk}/")
+    # Seats 1 and 3 are bots: no rating. JSON keys are strings.
+    assert response.context["seat_ratings"] == {0: "1588", 2: "1500?"}
+    assert '<script id="seat-ratings" type="application/json">{"0": "1588", "2": "1500?"}' in (
+        response.content.decode()
+    )
