@@ -74,7 +74,7 @@ def leave_practice(user: User, table_id: int) -> bool:
     """End your practice game now (nobody else is waiting on it): it is cancelled, so you may
     start another at once instead of waiting for the reconnection window to run out."""
     table = Table.objects.filter(pk=table_id).first()
-    if table is None or not table.seats.filter(user=user).exists():
+    if table is None or services.seat_number(table, user.pk) is None:
         raise services.ServiceError("not_seated", _("No estás sentado en esta mesa."))
     if not table.practice:
         raise services.ServiceError(

@@ -206,8 +206,15 @@ def live_seat_of(user: User) -> Seat | None:
 
 
 def create_table(
-    user: User, mode: str, *, private: bool = False, rated: bool = True, practice: bool = False
+    user: User,
+    mode: str,
+    *,
+    private: bool = False,
+    rated: bool = True,
+    practice: bool = False,
+    seat: int = 0,
 ) -> Table:
+    """A new table with its host sitting at `seat` (a rematch keeps the seat they had)."""
     if mode not in MODES:
         raise ServiceError("unknown_mode", _("Modalidad desconocida."))
     if live_seat_of(user) is not None:
@@ -224,7 +231,7 @@ def create_table(
                 rated=(rated if private else True) and not practice,
                 practice=practice,
             )
-            Seat.objects.create(table=table, seat=0, user=user)
+            Seat.objects.create(table=table, seat=seat, user=user)
     except IntegrityError:
         raise ServiceError(
             "already_seated", _("Ya estás sentado en otra mesa. Levántate antes de crear una.")
@@ -446,7 +453,7 @@ def rematch(user: User, table_id: int) -> Table:
             raise ServiceError("not_over", _("La revancha se pide cuando la partida ha terminado."))
         if old.practice:
             raise ServiceError("practice", _("Para otra práctica, usa «Practicar otra vez»."))
-        seat = old.seats.filter(user=user).values_list("seat", flat=True).first()
+        seat = seat_number(old, user.pk)
         if seat is None:
             raise ServiceError(
                 "not_player", _("Solo quienes jugaron esta partida pueden pedir la revancha.")
@@ -455,8 +462,7 @@ def rematch(user: User, table_id: int) -> Table:
         if new is not None and new.seats.filter(user=user).exists():
             return new  # asked twice (two tabs, a double click): already there
         if new is None or new.status == Table.Status.CLOSED:
-            new = create_table(user, old.mode, private=old.private, rated=old.rated)
-            Seat.objects.filter(table=new, user=user).update(seat=seat)
+            new = create_table(user, old.mode, private=old.private, rated=old.rated, seat=seat)
             _bump(old, rematch_id=new.pk)
             return new
         if new.status != Table.Status.OPEN:

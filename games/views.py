@@ -78,12 +78,11 @@ def _ratings_of_seated(tables: list[Table]) -> Ratings:
 def _seat_ratings(table: Table) -> dict[int, str]:
     """Each seated person's rating in the table's mode, as the ladder shows it («1523?» while
     provisional), for the names on the felt: ratings do not change during a game."""
-    seats = list(table.seats.select_related("user"))
-    people = {s.seat: s for s in seats if not s.user.is_bot}
-    ratings = _ratings_of(s.user_id for s in people.values())
+    people = {row["seat"]: row["user_id"] for row in services.seat_rows(table) if not row["is_bot"]}
+    ratings = _ratings_of(people.values())
     out = {}
-    for number, seat in people.items():
-        rating, provisional = _rating_for(ratings, seat.user_id, table.mode)
+    for number, user_id in people.items():
+        rating, provisional = _rating_for(ratings, user_id, table.mode)
         out[number] = f"{rating}?" if provisional else str(rating)
     return out
 
@@ -283,7 +282,7 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
         return redirect(new)
     if not request.htmx:
         return redirect(table)
-    played = table.seats.filter(user=request.user).exists()
+    played = services.seat_number(table, request.user.pk) is not None
     if table.status != Table.Status.FINISHED or table.practice or not played:
         return HttpResponse(status=204)
     new = table.rematch
