@@ -45,7 +45,7 @@
   let rematchTimer = null;
   let wasMyTurn = null; // null until the first state: opening the page is not a turn arriving
   let audio = null;
-  let soundOn = localStorage.getItem("mus-sound") !== "off";
+  let soundOn = true; // the player's choice, kept by the browser: see the sound button below
   const selected = new Set();
   const chosen = { key: "", value: 0 };
 
@@ -566,19 +566,27 @@
     }
   }
 
-  function renderSoundToggle() {
-    const btn = $("sound-toggle");
-    if (!btn) return;
-    btn.setAttribute("aria-pressed", soundOn ? "true" : "false");
-    btn.textContent = soundOn ? T.soundOn : T.soundOff;
-  }
   const soundBtn = $("sound-toggle");
   if (soundBtn) {
-    renderSoundToggle();
+    // Storage can be refused (private windows, blocked cookies): then the choice lasts the page.
+    try {
+      soundOn = localStorage.getItem("mus-sound") !== "off";
+    } catch (err) {
+      soundOn = true;
+    }
+    const renderSound = () => {
+      soundBtn.setAttribute("aria-pressed", soundOn ? "true" : "false");
+      soundBtn.textContent = soundOn ? T.soundOn : T.soundOff;
+    };
+    renderSound();
     soundBtn.addEventListener("click", () => {
       soundOn = !soundOn;
-      localStorage.setItem("mus-sound", soundOn ? "on" : "off");
-      renderSoundToggle();
+      try {
+        localStorage.setItem("mus-sound", soundOn ? "on" : "off");
+      } catch (err) {
+        // not remembered, still switched for this page
+      }
+      renderSound();
     });
   }
 
