@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 
 from accounts.models import User
 from accounts.sessions import session_cookie as session_cookie_for  # noqa: F401 - shared helper
@@ -18,6 +19,13 @@ from games.models import Table
 from musweb.asgi import application
 
 CARD_RE = re.compile(r"\b(?:[1-7]|1[0-2])[oceb]\b")
+
+
+def login(user: User) -> Client:
+    """A test client signed in as `user` (through the site's own authentication backend)."""
+    client = Client()
+    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
+    return client
 
 
 @pytest.fixture

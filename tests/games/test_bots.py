@@ -8,20 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.test import Client
 
 from accounts.models import User
 from games import bots, engine, services
 from games.models import Table
 from tests.live import celery_worker
 
-from .conftest import seat_all, started_table
-
-
-def login(user: User) -> Client:
-    client = Client()
-    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
-    return client
+from .conftest import login, seat_all, started_table
 
 
 @pytest.mark.django_db

@@ -13,15 +13,9 @@ from accounts.models import User
 from games import services
 from games.models import Seat, Table
 
-from .conftest import seat_all
+from .conftest import login, seat_all
 
 pytestmark = pytest.mark.django_db
-
-
-def login(user: User) -> Client:
-    client = Client()
-    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
-    return client
 
 
 def messages_of(response: object) -> list[str]:

@@ -10,15 +10,9 @@ from django.test import Client
 from accounts.models import User
 from games import bots, services
 
-from .conftest import started_table
+from .conftest import login, started_table
 
 pytestmark = pytest.mark.django_db
-
-
-def login(user: User) -> Client:
-    client = Client()
-    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
-    return client
 
 
 def status_of(client: Client, player: User) -> str:

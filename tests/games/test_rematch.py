@@ -14,17 +14,11 @@ from games import bots, services
 from games.models import Table
 from tests.rankings.conftest import finished_game
 
-from .conftest import started_table
+from .conftest import login, started_table
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def login(user: User) -> Client:
-    client = Client()
-    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
-    return client
 
 
 def seats_of(table: Table) -> dict[int, int]:
