@@ -165,7 +165,7 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
         table = seat.table
         try:
             if table.status == Table.Status.PLAYING:
-                services.cancel_game(table.pk, reason=BAN_CANCEL_REASON)
+                services.cancel_game(table.pk, Table.CancelReason.BANNED)
                 return table.pk, "cancelada"
             if table.status == Table.Status.OPEN:
                 if table.host_id == user.pk:
@@ -247,14 +247,16 @@ def unmute(
 # Games.
 # --------------------------------------------------------------------------------------------
 def cancel_game(moderator: User | None, table: Any, reason: str) -> ModerationAction:
-    """Cancel a game in progress: unrated, record kept, every player told the reason."""
+    """Cancel a game in progress: unrated, record kept; the reason stays in the audit log and
+    the table's moderator note, players are told a moderator cancelled it."""
     from games import services
+    from games.models import Table
 
     reason = (reason or "").strip()
     if not reason:
         raise ModerationError(_("Para cancelar una partida hace falta un motivo."))
     with transaction.atomic():
-        if not services.cancel_game(table.pk, reason=reason):
+        if not services.cancel_game(table.pk, Table.CancelReason.MODERATOR, note=reason):
             raise ModerationError(_("La partida #%(id)s no está en juego.") % {"id": table.pk})
         return record(moderator, ModerationAction.Kind.CANCEL_GAME, table=table, reason=reason)
 

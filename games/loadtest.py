@@ -97,7 +97,9 @@ def teardown_tables(run: str) -> int:
         host__username__startswith=f"lt-{run}-", status=Table.Status.PLAYING
     ).values_list("pk", flat=True)
     for table_id in ids:
-        cancelled += int(services.cancel_game(table_id, reason="prueba de carga"))
+        cancelled += int(
+            services.cancel_game(table_id, Table.CancelReason.SYSTEM, note="prueba de carga")
+        )
     return cancelled
 
 

@@ -4,12 +4,24 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-MODE_CHOICES = [("4-reyes", _("Mus · 4 reyes")), ("8-reyes", _("Mus · 8 reyes"))]
+from . import engine
+
+
+class Mode(models.TextChoices):
+    """The two modes of RULES.md §2.3, with their names on screen; the values are the engine's."""
+
+    CUATRO_REYES = engine.MODES[0], _("Mus · 4 reyes")
+    OCHO_REYES = engine.MODES[1], _("Mus · 8 reyes")
+
+
+if tuple(Mode.values) != engine.MODES:  # pragma: no cover - a mode added to the engine only
+    raise ImproperlyConfigured(f"games.models.Mode must list the engine's modes {engine.MODES}")
 
 
 def new_invite_token() -> str:
@@ -26,7 +38,17 @@ class Table(models.Model):
         CANCELLED = "cancelada", _("Cancelada")
         CLOSED = "cerrada", _("Cerrada")
 
-    mode = models.CharField(_("modalidad"), max_length=8, choices=MODE_CHOICES)
+    class CancelReason(models.TextChoices):
+        """Why a game was cancelled: a code the pages translate (a moderator's own words go to
+        `cancel_note`, which players do not see)."""
+
+        ABANDONED = "abandono", _("Un jugador no volvió a tiempo.")
+        PRACTICE_LEFT = "practica", _("Has dejado la práctica.")
+        BANNED = "expulsion", _("Un moderador ha expulsado a un jugador.")
+        MODERATOR = "moderacion", _("Un moderador ha cancelado la partida.")
+        SYSTEM = "sistema", _("La partida se ha cancelado.")
+
+    mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
     )
@@ -37,8 +59,9 @@ class Table(models.Model):
     status = models.CharField(
         _("estado"), max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True
     )
-    # The engine's phase, kept beside the record so lists never need to replay a game.
-    phase = models.CharField(_("fase"), max_length=10, default="esperando")
+    # The engine's phase (blank before the deal), kept beside the record so lists never need to
+    # replay a game. What a browser is told is `public_phase`, which also covers the table status.
+    phase = models.CharField(_("fase"), max_length=10, blank=True, default="")
     version = models.PositiveIntegerField(default=0)
     # Version at which the current step of the hand began (a discard round, a vote...): actions
     # sent against any version since then are still meaningful (see services.act).
@@ -47,7 +70,10 @@ class Table(models.Model):
     scores = models.JSONField(default=list, blank=True)
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
     ended_by = models.CharField(max_length=10, blank=True)
-    cancel_reason = models.TextField(blank=True)
+    cancel_reason = models.CharField(
+        _("motivo de la cancelación"), max_length=10, choices=CancelReason.choices, blank=True
+    )
+    cancel_note = models.TextField(_("nota del moderador"), blank=True)
     # The table its players opened for a rematch once this game was over (services.rematch).
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
@@ -76,8 +102,26 @@ class Table(models.Model):
         return reverse("games:table", args=[self.pk])
 
     @property
-    def is_live(self) -> bool:
-        return self.status in (self.Status.OPEN, self.Status.PLAYING)
+    def is_over(self) -> bool:
+        return self.status in ENDED_STATUSES
+
+    @property
+    def public_phase(self) -> str:
+        return public_phase(self.status, self.phase)
+
+
+#: A game that has ended, one way or the other: it has a record and a page, and nobody sits there.
+ENDED_STATUSES = (Table.Status.FINISHED, Table.Status.CANCELLED)
+
+
+def public_phase(status: str, phase: str) -> str:
+    """The `phase` of the state message (docs/protocol.md): the engine's phase while there is a
+    game, `esperando` while seats fill, `cancelada` once cancelled whatever the engine said."""
+    if status == Table.Status.CANCELLED:
+        return "cancelada"
+    if status in (Table.Status.OPEN, Table.Status.CLOSED) or not phase:
+        return "esperando"
+    return phase
 
 
 class Seat(models.Model):
@@ -109,10 +153,6 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table_id}:{self.seat} {self.user_id}"
-
-    @property
-    def team(self) -> int:
-        return self.seat % 2
 
 
 class ChatMessage(models.Model):

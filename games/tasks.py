@@ -1,12 +1,15 @@
-"""Celery tasks: turn clocks and disconnections. Each is safe to run twice or late."""
+"""Celery tasks: turn clocks, disconnections and bot turns. Each is safe to run twice or late."""
 
 from __future__ import annotations
 
 from celery import shared_task
 from django.utils import timezone
 
-from . import services
 from .models import Seat, Table
+from .services import cancel_if_abandoned, play_bot_turn, play_defaults
+from .services.turns import BOT_TURN_TASK
+
+SWEEP_BATCH = 500
 
 
 @shared_task(name="games.sweep_deadlines", ignore_result=True)
@@ -23,8 +26,8 @@ def sweep_deadlines() -> int:
     overdue = Table.objects.filter(status=Table.Status.PLAYING, deadline__lt=now).values_list(
         "pk", "version"
     )
-    for table_id, version in overdue[:500]:
-        done += services.play_defaults(table_id, version)
+    for table_id, version in overdue[:SWEEP_BATCH]:
+        done += play_defaults(table_id, version)
     abandoned = (
         Seat.objects.filter(
             table__status=Table.Status.PLAYING, reconnect_deadline__lte=now, connections=0
@@ -32,13 +35,11 @@ def sweep_deadlines() -> int:
         .values_list("table_id", flat=True)
         .distinct()
     )
-    for table_id in abandoned[:500]:
-        done += int(services.cancel_if_abandoned(table_id))
+    for table_id in abandoned[:SWEEP_BATCH]:
+        done += int(cancel_if_abandoned(table_id))
     return done
 
 
-@shared_task(name="games.bot_turn", ignore_result=True)
+@shared_task(name=BOT_TURN_TASK, ignore_result=True)
 def bot_turn_task(table_id: int, version: int) -> bool:
-    from .bots import play_bot_turn
-
     return play_bot_turn(table_id, version)

@@ -10,6 +10,7 @@ urlpatterns = [
     path("<int:table_id>/dejar-practica/", views.leave_practice, name="leave_practice"),
     path("invitacion/<str:token>/", views.invite, name="invite"),
     path("<int:table_id>/", views.table_page, name="table"),
+    path("<int:table_id>/espera/", views.waiting_room, name="waiting"),
     path("<int:table_id>/sentarse/", views.sit, name="sit"),
     path("<int:table_id>/levantarse/", views.stand, name="stand"),
     path("<int:table_id>/empezar/", views.start, name="start"),

@@ -39,10 +39,13 @@ class RankingsConfig(AppConfig):
 
         from accounts.models import User
         from accounts.profile import register_profile_context
+        from games.hooks import provide_ratings
         from games.signals import game_finished
 
         from .profile import profile_provider
+        from .queries import rating_labels
 
         game_finished.connect(enqueue_rating, dispatch_uid="rankings.enqueue_rating")
+        provide_ratings(rating_labels)
         register_profile_context(profile_provider)
         post_save.connect(user_saved, sender=User, dispatch_uid="rankings.user_saved")

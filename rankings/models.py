@@ -16,7 +16,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from games.models import MODE_CHOICES
+from games.models import Mode
 
 from . import elo
 
@@ -28,7 +28,7 @@ class PlayerRating(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
     )
-    mode = models.CharField(_("modalidad"), max_length=8, choices=MODE_CHOICES)
+    mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
     rating = models.FloatField(_("puntuación"), default=elo.INITIAL_RATING)
     games = models.PositiveIntegerField(_("partidas puntuadas"), default=0)
     wins = models.PositiveIntegerField(_("victorias"), default=0)
@@ -117,7 +117,7 @@ class RatingBucket(models.Model):
     up to 100,000 rows.
     """
 
-    mode = models.CharField(max_length=8, choices=MODE_CHOICES)
+    mode = models.CharField(max_length=8, choices=Mode.choices)
     bucket = models.IntegerField()
     players = models.IntegerField(default=0)
     established = models.IntegerField(default=0)  # of them, with 30 rated games or more
@@ -133,7 +133,7 @@ class RatedGame(models.Model):
     """The mark that a finished game has been applied to its ladder (exactly once)."""
 
     table = models.OneToOneField("games.Table", on_delete=models.CASCADE, related_name="rating")
-    mode = models.CharField(max_length=8, choices=MODE_CHOICES)
+    mode = models.CharField(max_length=8, choices=Mode.choices)
     winner_team = models.PositiveSmallIntegerField()
     rated_at = models.DateTimeField(auto_now_add=True)
 
@@ -152,7 +152,7 @@ class RatingChange(models.Model):
     table = models.ForeignKey(
         "games.Table", on_delete=models.CASCADE, related_name="rating_changes"
     )
-    mode = models.CharField(max_length=8, choices=MODE_CHOICES)
+    mode = models.CharField(max_length=8, choices=Mode.choices)
     seat = models.PositiveSmallIntegerField()
     before = models.FloatField()
     after = models.FloatField()

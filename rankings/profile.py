@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from accounts.models import User
-from games.models import MODE_CHOICES, Table
+from games.models import Mode, Table
 
 from . import charts, elo
 from .models import PlayerRating
@@ -119,7 +119,7 @@ def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
     stored = {r.mode: r for r in PlayerRating.objects.filter(user=user)}
     series = _chart_values(user)
     modes = []
-    for mode, label in MODE_CHOICES:
+    for mode, label in Mode.choices:
         rating = stored.get(mode)
         games = rating.games if rating else 0
         modes.append(

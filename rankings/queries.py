@@ -7,6 +7,7 @@ a 100,000-row ladder on every page view).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -14,24 +15,23 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import MODE_CHOICES, Table
+from games.hooks import RatingLabel
+from games.models import ENDED_STATUSES, Mode, Table
 
 from . import elo
 from .models import PlayerRating
 
-MODES = [m for m, _label in MODE_CHOICES]
-DEFAULT_MODE = "4-reyes"
+DEFAULT_MODE = Mode.CUATRO_REYES.value
 LEADERBOARD_PAGE = 25
 HISTORY_PAGE = 20
 MAX_PAGE = 10_000
 SEARCH_MAX = 40
 RESULTS = ("ganadas", "perdidas", "canceladas")
-ENDED = (Table.Status.FINISHED, Table.Status.CANCELLED)
 USER_FIELDS = ("id", "username", "display_name", "is_bot")
 
 
@@ -49,12 +49,9 @@ def game_url(table_id: int) -> str:
     return _url_patterns()[1].replace("987654321", str(table_id))
 
 
-def player_link(user: Any) -> dict[str, str]:
-    return {"name": user.public_name, "url": profile_url(user.username)}
-
 
 def parse_mode(value: str | None, *, allow_all: bool = False) -> str:
-    if value in MODES:
+    if value in Mode.values:
         return value
     return "" if allow_all else DEFAULT_MODE
 
@@ -95,11 +92,6 @@ class Page:
     def offset(self) -> int:
         return (self.number - 1) * self.per_page
 
-
-def _paged(qs: QuerySet[Any], number: int, per_page: int) -> Page:
-    offset = (number - 1) * per_page
-    rows = list(qs[offset : offset + per_page + 1])
-    return Page(number, per_page, rows[:per_page], len(rows) > per_page)
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,9 +178,6 @@ def _ranks(mode: str, rows: list[PlayerRating], established: bool) -> dict[int, 
 # --------------------------------------------------------------------------------------------
 # Game lists (history, profile).
 # --------------------------------------------------------------------------------------------
-MODE_LABELS = dict(MODE_CHOICES)
-
-
 @dataclass
 class GameRow:
     """One ended game in a list, as seen by one of its players (``seat``) or by anybody."""
@@ -213,7 +202,7 @@ class GameRow:
 
     @property
     def mode_label(self) -> str:
-        return str(MODE_LABELS.get(self.mode, self.mode))
+        return str(Mode(self.mode).label)
 
     @property
     def cancelled(self) -> bool:
@@ -319,7 +308,7 @@ def player_games(
     per_page: int = HISTORY_PAGE,
 ) -> Page:
     """A player's finished and cancelled games, latest first: one query."""
-    params: dict[str, Any] = {"player": player.pk, "ended": list(ENDED)}
+    params: dict[str, Any] = {"player": player.pk, "ended": list(ENDED_STATUSES)}
     where = ["me.user_id = %(player)s", "t.status = ANY(%(ended)s)"]
     if mode:
         where.append("t.mode = %(mode)s")
@@ -357,3 +346,22 @@ def recent_games(viewer: Any, *, mode: str = "", page: int = 1) -> Page:
          ORDER BY t.finished_at DESC, t.id DESC
     """
     return _rows(sql, params, page, HISTORY_PAGE, followed=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Ratings where players meet (the lobby and the tables, through `games.hooks`).
+# --------------------------------------------------------------------------------------------
+def rating_labels(pairs: Iterable[tuple[int, str]]) -> dict[tuple[int, str], RatingLabel]:
+    """Each (player, mode)'s rating as shown, in one query; nobody rated yet in a mode starts
+    where everybody starts (and is provisional)."""
+    wanted = set(pairs)
+    rows = PlayerRating.objects.filter(user_id__in={user_id for user_id, _mode in wanted})
+    found = {
+        (user_id, mode): (rating, games)
+        for user_id, mode, rating, games in rows.values_list("user_id", "mode", "rating", "games")
+    }
+    labels = {}
+    for pair in wanted:
+        rating, games = found.get(pair, (elo.INITIAL_RATING, 0))
+        labels[pair] = RatingLabel(round(rating), elo.is_provisional(games))
+    return labels

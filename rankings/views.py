@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.models import User
-from games import engine
-from games.models import MODE_CHOICES, Seat, Table
+from games import engine, services
+from games.models import ENDED_STATUSES, Mode, Seat, Table
 
 from . import queries, replay
 from .models import RatingChange
@@ -50,8 +50,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     base = {"modo": mode, "q": search, "definitivos": "1" if established else ""}
     context = {
         "mode": mode,
-        "modes": MODE_CHOICES,
-        "mode_label": dict(MODE_CHOICES)[mode],
+        "modes": Mode.choices,
+        "mode_label": Mode(mode).label,
         "search": search,
         "established": established,
         "page": page,
@@ -59,7 +59,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "next_url": _query(**base, pagina=page.next_number) if page.has_next else None,
         "mode_urls": [
             (m, label, _query(modo=m, q=search, definitivos=base["definitivos"]))
-            for m, label in MODE_CHOICES
+            for m, label in Mode.choices
         ],
     }
     if _fragment(request):
@@ -91,7 +91,7 @@ def history(request: HttpRequest) -> HttpResponse:
         "username": username,
         "mode": mode,
         "result": result,
-        "modes": MODE_CHOICES,
+        "modes": Mode.choices,
         "results": RESULT_CHOICES,
         "page": page,
         "previous_url": _query(**base, pagina=page.previous_number) if page.has_previous else None,
@@ -109,16 +109,18 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+def _visible_game(request: HttpRequest, table_id: int) -> Table:
+    table = get_object_or_404(Table.objects.select_related("host"), pk=table_id)
+    if not services.can_view_in(table, request.user, request.session):
+        raise Http404(_("Esa partida no existe o es privada."))
+    return table
+
+
 @vary_on_headers("HX-Request")
 def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = get_object_or_404(Table.objects.select_related("host"), pk=table_id)
+    table = _visible_game(request, table_id)
     seats = list(Seat.objects.filter(table=table).select_related("user").order_by("seat"))
-    viewer = request.user
-    if table.private and not (
-        viewer.is_authenticated and (viewer.is_staff or any(s.user_id == viewer.pk for s in seats))
-    ):
-        raise Http404(_("Esa partida no existe o es privada."))
-    if table.status not in queries.ENDED:
+    if table.status not in ENDED_STATUSES:
         if table.status == Table.Status.CLOSED:
             raise Http404(_("En esa mesa no se llegó a jugar."))
         return redirect("games:table", table.pk)  # a game in progress has no page yet
@@ -172,6 +174,16 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if _fragment(request):
         return render(request, "rankings/_replay.html", context)
     return render(request, "rankings/game_detail.html", context)
+
+
+def game_record(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The game's `mus-record/1` (GAME-RECORD.md), once it has ended."""
+    table = _visible_game(request, table_id)
+    if not table.is_over or not table.record:
+        raise Http404(_("El registro está disponible cuando la partida termina."))
+    response = JsonResponse(table.record, json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'inline; filename="partida-{table.pk}.json"'
+    return response
 
 
 def _nav(step: replay.Step, lengths: list[int]) -> dict[str, Any]:

@@ -60,9 +60,9 @@ def _close_connection_pools(django_db_setup: None, django_db_blocker: object) ->
 def _close_async_database_connections() -> object:
     """The consumers' event-loop connection (games.services.act_async) dies with its test."""
     yield
-    from games import services
+    from games.services import adb
 
-    services.close_async_connections()
+    adb.close_all()
 
 
 @pytest.fixture(autouse=True)

@@ -51,12 +51,6 @@ HAND_BIT: dict[str, tuple[int, ...]] = {
 }
 
 
-def parse_code(code: object) -> int | None:
-    """Card id for a code, or None when it is not one of the 40 codes."""
-    if type(code) is not str:
-        return None
-    return CODE_TO_ID.get(code)
-
 
 def code(card: int) -> str:
     return CODES[card]

@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from accounts.models import User
 from games import services
+from games.models import Table
 from tests.rankings.conftest import finished_game
 
 from .support import DESKTOP, PHONE, logged_in_page, make_players, session_key_for, started_table
@@ -82,4 +83,4 @@ def test_no_page_has_an_accessibility_violation(live_site: str, browser: Any, or
             visitor.goto(f"{live_site}{path}")
             found[f"{path} anonymous {viewport['width']} {language}"] = violations(visitor)
     assert {where: v for where, v in found.items() if v} == {}
-    orm(lambda: services.cancel_game(data["live"], "fin de la prueba"))
+    orm(lambda: services.cancel_game(data["live"], Table.CancelReason.SYSTEM))

@@ -73,5 +73,5 @@ def test_no_page_scrolls_sideways_on_a_phone(live_site: str, browser: Any, orm: 
         overflow = player.evaluate("document.documentElement.scrollWidth") - width
         assert overflow <= 0, f"the table at {width} px is {overflow} px too wide"
         assert not page.js_errors and not player.js_errors
-    orm(lambda: services.cancel_game(data["table"], "fin de la prueba"))
+    orm(lambda: services.cancel_game(data["table"], Table.CancelReason.SYSTEM))
     assert orm(lambda: Table.objects.get(pk=data["table"]).status) == Table.Status.CANCELLED

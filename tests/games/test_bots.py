@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games import bots, engine, services
+from games import engine, services
 from games.models import Table
+from games.services import bots
 from tests.live import celery_worker
 
 from .conftest import login, seat_all, started_table
@@ -74,7 +75,7 @@ def test_a_finished_practice_offers_another_practice_in_the_same_mode(
     client = login(player)
     client.post("/mesas/practicar/", {"mode": "8-reyes"})
     first = Table.objects.get()
-    assert services.cancel_game(first.pk, "prueba")
+    assert services.cancel_game(first.pk, Table.CancelReason.SYSTEM)
     page = client.get(f"/mesas/{first.pk}/").content.decode()
     # The result box (shown by the script when the game is over) holds the form, not a report
     # link: there are only bots to report.
@@ -99,7 +100,7 @@ def test_the_bots_at_a_table_all_have_different_names(make_user: Callable[..., U
         table = bots.start_practice(make_user(), "4-reyes")
         names = list(table.seats.values_list("user__display_name", flat=True))
         assert len(set(names)) == 4
-        services.cancel_game(table.pk, "prueba")
+        services.cancel_game(table.pk, Table.CancelReason.SYSTEM)
     host = make_user(display_name="Bot Lola")
     table = services.create_table(host, "4-reyes")
     bots.fill_with_bots(host, table.pk)
@@ -147,7 +148,7 @@ def test_it_refuses_to_end_a_game_that_is_not_your_live_practice(
         table, code = bots.start_practice(make_user(), "4-reyes"), "not_seated"
     elif case == "over":
         table, code = bots.start_practice(player, "4-reyes"), "over"
-        services.cancel_game(table.pk, "prueba")
+        services.cancel_game(table.pk, Table.CancelReason.SYSTEM)
     else:
         table, code = Table(pk=987654), "not_seated"
     before = list(Table.objects.order_by("pk").values_list("pk", "status", "version"))
@@ -243,3 +244,23 @@ def test_bots_play_their_turns_through_a_real_worker_and_never_stall(
     assert hands_seen >= 3 or table.status == Table.Status.FINISHED
     actions = [a for hand in table.record["hands"] for a in hand["actions"]]
     assert {a["seat"] for a in actions} >= {1, 2, 3}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_practice_that_fails_to_start_leaves_no_table_behind(
+    make_user: Callable[..., User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All or nothing: a failure after the table is created must not leave the player seated
+    at a hidden table (they could not start another practice nor sit anywhere)."""
+    player = make_user()
+
+    def broken_deal(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the deal failed")
+
+    monkeypatch.setattr(engine, "new_game", broken_deal)
+    with pytest.raises(RuntimeError):
+        bots.start_practice(player, "4-reyes")
+    assert not Table.objects.exists()
+    assert services.live_seat_of(player) is None
+    monkeypatch.undo()
+    assert bots.start_practice(player, "4-reyes").status == Table.Status.PLAYING

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from channels.db import database_sync_to_async
 
 from accounts.models import User
 from games.models import ChatMessage, Table
+from games.services import ServiceError, chat
 
 from .conftest import communicator, receive, session_cookie_for, started_table
 
@@ -126,3 +128,33 @@ async def test_an_onlooker_cannot_chat(four_players: list[User], make_user: Any)
     await comm.send_to(text_data=json.dumps({"type": "chat", "text": "hola"}))
     assert (await next_of(comm, "error"))["code"] == "not_seated"
     await comm.disconnect()
+
+
+async def test_lines_sent_at_the_same_moment_cannot_pass_the_rate_limit_together(
+    four_players: list[User],
+) -> None:
+    """The window is checked and filled in one atomic step: twelve lines posted in parallel
+    threads get five through, not one per thread that checked before any was added."""
+    table = await database_sync_to_async(started_table)(four_players)
+    barrier = threading.Barrier(12)
+    results: list[str] = []
+
+    def post(i: int) -> None:
+        barrier.wait()
+        try:
+            chat.post(four_players[0], table.pk, f"línea {i}")
+            results.append("ok")
+        except ServiceError as exc:
+            results.append(exc.code)
+
+    def post_all() -> None:
+        threads = [threading.Thread(target=post, args=(i,)) for i in range(12)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    await database_sync_to_async(post_all, thread_sensitive=False)()
+    assert results.count("ok") == chat.RATE_COUNT
+    assert results.count("chat_rate") == 12 - chat.RATE_COUNT
+    assert await database_sync_to_async(ChatMessage.objects.count)() == chat.RATE_COUNT

@@ -125,6 +125,26 @@ def test_the_host_deals_the_next_hand_when_their_clock_runs_out(four_players: li
     assert len(table.record["hands"]) == 2
 
 
+def test_the_next_hand_waits_for_a_host_who_is_away(four_players: list[User]) -> None:
+    """RULES.md §8.3: a waiting seat's clock is stopped, the dealer's at the recuento too."""
+    table = started_table(four_players)
+    for _ in range(400):
+        table.refresh_from_db()
+        if table.phase == "recuento" or table.status != Table.Status.PLAYING:
+            break
+        services.play_defaults(overdue(table).pk, table.version)
+    table.refresh_from_db()
+    assert table.phase == "recuento"
+    Seat.objects.filter(table=table, user=four_players[0]).update(
+        reconnect_deadline=timezone.now() + timedelta(seconds=60)
+    )
+    table = overdue(table)
+    assert services.play_defaults(table.pk, table.version) == 0
+    table.refresh_from_db()
+    assert table.phase == "recuento"
+    assert len(table.record["hands"]) == 1
+
+
 def test_two_concurrent_actions_for_the_same_turn_apply_exactly_once(
     four_players: list[User],
 ) -> None:

@@ -263,3 +263,43 @@ async def test_an_action_against_an_earlier_step_is_refused_as_stale(
     assert message["code"] == "stale"
     for c in comms:
         await c.disconnect()
+
+
+async def test_a_player_renamed_mid_game_keeps_their_seat(four_players: list[User]) -> None:
+    """Sockets find their seat by user id: a username changed by staff mid-game must not turn
+    the player into an onlooker."""
+    table = await database_sync_to_async(started_table)(four_players)
+    comms = await connect_all(table, four_players)
+    for comm in comms:
+        await receive_state(comm)
+    renamed = four_players[2]
+    renamed.username = "nuevo-nombre"
+    await database_sync_to_async(renamed.save)(update_fields=["username"])
+    await database_sync_to_async(services.broadcast)(table.pk)
+    state = await receive_state(comms[2])
+    assert state["you"] is not None and state["you"]["seat"] == 2
+    assert len(state["you"]["cards"]) == 4
+    for comm in comms:
+        await comm.disconnect()
+
+
+async def test_a_player_at_a_live_table_stays_online_while_their_socket_pings(
+    four_players: list[User],
+) -> None:
+    """Presence was only touched by HTTP requests: after five minutes at a table a player
+    dropped off «who is online». The socket's ping keeps them there."""
+    from games.services import presence
+
+    table = await database_sync_to_async(started_table)(four_players)
+    [comm] = await connect_all(table, four_players[:1])
+    await receive_state(comm)
+    player = four_players[0].pk
+    stale = {str(player): 1.0}  # last seen long ago
+    await database_sync_to_async(presence.client().zadd)(presence.online_key(), stale)
+    assert player not in {u.pk for u in await database_sync_to_async(presence.online_players)()}
+    await comm.send_to(text_data=json.dumps({"type": "ping"}))
+    while (await receive(comm))["type"] != "pong":
+        pass
+    online = await database_sync_to_async(presence.online_players)()
+    assert player in {u.pk for u in online}
+    await comm.disconnect()

@@ -22,9 +22,8 @@ def _timeless(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _texts(table: Table) -> dict[str, str]:
-    common, yours = services._state_parts(table, services._ALL_KEYS)
-    message = services._state_message(common, yours)
-    return {key: services.state_text(message, key) for key in services._ALL_KEYS}
+    message = services.table_message(table)
+    return {key: services.state_text(message, key) for key in services.ALL_KEYS}
 
 
 def test_each_spliced_state_text_is_the_json_of_that_audiences_state(

@@ -12,6 +12,7 @@ from django.test import Client
 from accounts.models import User
 from games import services
 from games.models import Seat, Table
+from games.services.storage import compare_and_set
 
 from .conftest import login, seat_all
 
@@ -152,7 +153,7 @@ def test_the_first_mano_is_drawn_by_lot(make_user: Callable[..., User]) -> None:
         services.start_game(players[0], table.pk, random.Random(seed))
         table.refresh_from_db()
         manos[table.record["first_mano"]] += 1
-        services.cancel_game(table.pk, "test")
+        services.cancel_game(table.pk, Table.CancelReason.SYSTEM)
     assert set(manos) == {0, 1, 2, 3}
 
 
@@ -231,10 +232,10 @@ def test_the_waiting_table_fragment_refreshes_once_the_game_starts(
     players = [make_user() for _ in range(4)]
     table = seat_all(players)
     client = login(players[1])
-    fragment = client.get(f"/mesas/{table.pk}/", headers={"HX-Request": "true"})
+    fragment = client.get(f"/mesas/{table.pk}/espera/", headers={"HX-Request": "true"})
     assert fragment.content.decode().lstrip().startswith('<div id="waiting"')
     services.start_game(players[0], table.pk)
-    response = client.get(f"/mesas/{table.pk}/", headers={"HX-Request": "true"})
+    response = client.get(f"/mesas/{table.pk}/espera/", headers={"HX-Request": "true"})
     assert response["HX-Refresh"] == "true"
 
 
@@ -243,15 +244,15 @@ def test_a_stale_lobby_change_loses_the_compare_and_set(make_user: Callable[...,
     table = services.create_table(host, "4-reyes")
     stale = Table.objects.get(pk=table.pk)
     services.take_seat(make_user(), table.pk, 1)
-    with pytest.raises(services.ServiceError) as excinfo:
-        services._bump(stale, phase="esperando")
+    with pytest.raises(services.Conflict) as excinfo:
+        compare_and_set(stale, private=True)
     assert excinfo.value.code == "conflict"
 
 
 def test_the_lobby_shows_each_seated_players_rating_in_the_tables_mode(
     make_user: Callable[..., User], django_assert_max_num_queries: Callable[..., object]
 ) -> None:
-    from games import bots
+    from games.services import bots
     from rankings.models import PlayerRating
 
     veteran, newcomer, host = make_user("veterana"), make_user("novata"), make_user("anfitrion")
@@ -282,7 +283,7 @@ def test_the_lobby_shows_each_seated_players_rating_in_the_tables_mode(
 def test_the_table_page_gives_each_persons_rating_for_the_names_on_the_felt(
     make_user: Callable[..., User],
 ) -> None:
-    from games import bots
+    from games.services import bots
     from rankings.models import PlayerRating
 
     host, guest = make_user("ramona"), make_user("sergio")
@@ -297,3 +298,33 @@ def test_the_table_page_gives_each_persons_rating_for_the_names_on_the_felt(
     assert '<script id="seat-ratings" type="application/json">{"0": "1588", "2": "1500?"}' in (
         response.content.decode()
     )
+
+
+def test_a_host_who_leaves_a_table_of_bots_closes_it(make_user: Callable[..., User]) -> None:
+    """Handed to a bot, nobody could start or close the table: it stayed in the lobby forever."""
+    from games.services import bots
+
+    host = make_user()
+    table = services.create_table(host, "4-reyes")
+    bots.fill_with_bots(host, table.pk)
+    services.leave_seat(host, table.pk)
+    table.refresh_from_db()
+    assert table.status == Table.Status.CLOSED
+    assert not table.seats.exists()
+    assert f'data-table="{table.pk}"' not in login(make_user()).get("/").content.decode()
+
+
+def test_a_host_who_leaves_hands_the_table_to_a_person_not_a_bot(
+    make_user: Callable[..., User],
+) -> None:
+    from games.services import bots
+
+    host, guest = make_user(), make_user()
+    table = services.create_table(host, "4-reyes")
+    bots.fill_with_bots(host, table.pk)  # seats 1-3 go to bots first
+    services.kick(host, table.pk, 2)
+    services.take_seat(guest, table.pk, 2)
+    services.leave_seat(host, table.pk)
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN
+    assert table.host_id == guest.pk

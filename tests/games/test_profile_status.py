@@ -8,7 +8,9 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games import bots, services
+from games import services
+from games.models import Table
+from games.services import bots
 
 from .conftest import login, started_table
 
@@ -53,5 +55,5 @@ def test_private_tables_and_practice_stay_hidden_from_others(
     practice = bots.start_practice(host, "4-reyes")
     assert status_of(login(make_user()), host) == ""
     assert f"/mesas/{practice.pk}/" in status_of(login(host), host)
-    services.cancel_game(practice.pk, "prueba")
+    services.cancel_game(practice.pk, Table.CancelReason.SYSTEM)
     assert status_of(login(host), host) == ""

@@ -10,8 +10,9 @@ from django.db import connection
 from django.test import Client
 
 from accounts.models import User
-from games import bots, services
+from games import services
 from games.models import Table
+from games.services import bots
 from tests.rankings.conftest import finished_game
 
 from .conftest import login, started_table
@@ -97,7 +98,7 @@ def test_it_refuses_a_rematch_it_cannot_give(
         table, code = started_table(four_players), "not_over"
     elif case == "practice":
         practice = bots.start_practice(asker, "4-reyes")
-        services.cancel_game(practice.pk)
+        services.cancel_game(practice.pk, Table.CancelReason.SYSTEM)
         Table.objects.filter(pk=practice.pk).update(status=Table.Status.FINISHED)
         table, code = practice, "practice"
     elif case == "not_a_player":

@@ -58,7 +58,7 @@ def ended_table(players: list[User], status: str = Table.Status.FINISHED, **kwar
     """A table whose game has been played and is over (`terminada` or `cancelada`)."""
     table = started_table(players, **kwargs)
     if status == Table.Status.CANCELLED:
-        services.cancel_game(table.pk, reason="abandono")
+        services.cancel_game(table.pk, Table.CancelReason.ABANDONED)
     else:
         # As services leave a finished game: seats no longer live, the table over.
         table.seats.update(active=False)

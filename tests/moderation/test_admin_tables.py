@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -130,11 +131,12 @@ def test_cancelling_a_game_in_progress_is_unrated_keeps_the_record_and_is_logged
     assert response.status_code == 302
     table.refresh_from_db()
     assert table.status == Table.Status.CANCELLED
-    assert table.cancel_reason == "Fallo del servidor"
+    assert (table.cancel_reason, table.cancel_note) == ("moderacion", "Fallo del servidor")
     assert table.record is not None
     assert not rating_services.is_ratable(table)
     state = services.state_for(table, four_players[0])
-    assert state["status"] == "cancelada" and state["cancel_reason"] == "Fallo del servidor"
+    assert state["status"] == "cancelada" and state["cancel_reason"] == "moderacion"
+    assert "Fallo del servidor" not in json.dumps(state)  # the moderator's note stays private
     entry = ModerationAction.objects.get()
     assert (entry.kind, entry.table_id, entry.reason, entry.moderator) == (
         "cancelar",

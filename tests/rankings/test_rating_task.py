@@ -220,7 +220,7 @@ def test_a_cancelled_game_never_enqueues_a_rating(
         mock.patch("rankings.tasks.rate_game.delay") as delay,
         django_capture_on_commit_callbacks(execute=True),
     ):
-        services.cancel_game(table.pk, reason="abandono")
+        services.cancel_game(table.pk, Table.CancelReason.ABANDONED)
     delay.assert_not_called()
 
 

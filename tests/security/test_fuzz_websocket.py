@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accounts.models import User
-from games import chat, services
+from games import services
 from games.consumers import MAX_MESSAGE_BYTES
 from games.engine.actions import ACTS
 from games.models import Table
+from games.services import chat
 
 from .conftest import communicator, session_cookie_for, started_table
 

@@ -14,29 +14,30 @@ ONLINE_WINDOW_SECONDS = 300
 
 
 @cache
-def _client() -> redis.Redis:
+def client() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
-def _key() -> str:
+def online_key() -> str:
+    """The Redis sorted set of who is online: user id -> when last seen."""
     return f"{settings.CACHES['default']['KEY_PREFIX']}:online"
 
 
 def touch(user_id: int) -> None:
     now = time.time()
-    pipe = _client().pipeline()
-    pipe.zadd(_key(), {str(user_id): now})
-    pipe.zremrangebyscore(_key(), 0, now - ONLINE_WINDOW_SECONDS)
+    pipe = client().pipeline()
+    pipe.zadd(online_key(), {str(user_id): now})
+    pipe.zremrangebyscore(online_key(), 0, now - ONLINE_WINDOW_SECONDS)
     pipe.execute()
 
 
 def online_count() -> int:
-    return int(_client().zcount(_key(), time.time() - ONLINE_WINDOW_SECONDS, "+inf"))
+    return int(client().zcount(online_key(), time.time() - ONLINE_WINDOW_SECONDS, "+inf"))
 
 
 def online_players(limit: int = 40) -> list[User]:
-    ids = _client().zrevrangebyscore(
-        _key(), "+inf", time.time() - ONLINE_WINDOW_SECONDS, start=0, num=limit
+    ids = client().zrevrangebyscore(
+        online_key(), "+inf", time.time() - ONLINE_WINDOW_SECONDS, start=0, num=limit
     )
     users = User.objects.filter(pk__in=[int(i) for i in ids], is_bot=False).only(
         "username", "display_name"

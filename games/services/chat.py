@@ -5,16 +5,20 @@ from __future__ import annotations
 import time
 import unicodedata
 import uuid
+from functools import cache
 from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
+from redis.commands.core import Script
 
 from accounts.models import User
 
+from ..models import ChatMessage, Table
 from . import presence
-from .models import ChatMessage, Table
-from .services import ServiceError, group_name, seat_number, send_group
+from .errors import ServiceError, no_table
+from .groups import group_name, send_group
+from .storage import seat_number
 
 MAX_LENGTH = 300
 RATE_COUNT = 5
@@ -47,28 +51,36 @@ def clean_text(raw: Any) -> str:
     return text
 
 
+# One atomic step in Redis (a script runs alone): with a check and an add in two trips, lines
+# sent in parallel all passed the check before any of them was added.
+_RATE_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, ARGV[1] - ARGV[2])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[2] + 1)
+return 1
+"""
+
+
+@cache
+def _rate_script() -> Script:
+    return presence.client().register_script(_RATE_SCRIPT)
+
+
 def _within_rate(user_id: int) -> bool:
     """Sliding window in Redis, shared by every daphne process."""
     key = f"{settings.CACHES['default']['KEY_PREFIX']}:chat-rate:{user_id}"
-    now = time.time()
-    client = presence._client()
-    pipe = client.pipeline()
-    pipe.zremrangebyscore(key, 0, now - RATE_WINDOW_SECONDS)
-    pipe.zcard(key)
-    _removed, count = pipe.execute()
-    if count >= RATE_COUNT:
-        return False
-    pipe = client.pipeline()
-    pipe.zadd(key, {f"{now}:{uuid.uuid4().hex[:8]}": now})
-    pipe.expire(key, RATE_WINDOW_SECONDS + 1)
-    pipe.execute()
-    return True
+    script = _rate_script()
+    member = uuid.uuid4().hex
+    return bool(script(keys=[key], args=[time.time(), RATE_WINDOW_SECONDS, RATE_COUNT, member]))
 
 
 def post(user: User, table_id: int, raw: Any) -> ChatMessage:
     table = Table.objects.filter(pk=table_id).only("pk", "status").first()
     if table is None:
-        raise ServiceError("no_table", _("Esa mesa no existe."))
+        raise no_table()
     seat = seat_number(table, user.pk)
     if seat is None:
         raise ServiceError("not_seated", _("Solo los jugadores de la mesa pueden escribir."))

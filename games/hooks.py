@@ -1,0 +1,34 @@
+"""What games asks of the apps above it (they fill these from their `AppConfig.ready`): games never
+imports them (layers: engine <- accounts <- games <- rankings <- moderation)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class RatingLabel:
+    """A player's rating in a mode as people see it: «1523», or «1523?» while provisional."""
+
+    rating: int
+    provisional: bool
+
+    def __str__(self) -> str:
+        return f"{self.rating}?" if self.provisional else str(self.rating)
+
+
+#: (player id, mode) pairs -> their rating labels (pairs nobody has rated may be left out).
+RatingsProvider = Callable[[Iterable[tuple[int, str]]], Mapping[tuple[int, str], RatingLabel]]
+
+_ratings: list[RatingsProvider] = []
+
+
+def provide_ratings(provider: RatingsProvider) -> None:
+    """Register the source of ratings shown in the lobby and at the tables (the ladder app)."""
+    _ratings[:] = [provider]
+
+
+def ratings(pairs: Iterable[tuple[int, str]]) -> Mapping[tuple[int, str], RatingLabel]:
+    """The labels of `pairs`, in one call (the ladder reads them in one query)."""
+    return _ratings[0](pairs) if _ratings else {}

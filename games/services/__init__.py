@@ -1,0 +1,80 @@
+"""Every change to a table, by concern; views, the consumer, Celery tasks, bots, tools and other
+apps call these functions and nothing below them.
+
+- `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
+  rematch); `bots`: bot seats, practice and bot turns.
+- `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
+  cancelling a game.
+- `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
+- `state`: what each audience sees, and broadcasts; `access`: who may see a table.
+- `chat`, `presence`: table chat and who is online.
+- `storage` (loading, the game cache, compare-and-set), `turns`, `groups`, `adb` and `errors` are
+  the layer underneath.
+
+Import the public names from here (`from games import services`); the socket's calls from
+`games.services.live`.
+"""
+
+from .access import can_view, can_view_in, invitation, remember_invitation
+from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
+from .connections import cancel_if_abandoned, player_connected, player_disconnected
+from .errors import Conflict, ServiceError
+from .groups import collect_group_messages, group_name
+from .moves import Outcome, step_key
+from .play import act, act_async, apply_action, cancel_game, play_defaults
+from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
+from .storage import game_of, live_seat_of, load_table, seat_number, seat_rows
+from .tables import (
+    close_table,
+    create_table,
+    kick,
+    leave_seat,
+    rematch,
+    start_game,
+    take_seat,
+)
+from .turns import dealer_seat
+
+__all__ = [
+    "ALL_KEYS",
+    "Conflict",
+    "Outcome",
+    "ServiceError",
+    "act",
+    "act_async",
+    "apply_action",
+    "broadcast",
+    "build_states",
+    "can_view",
+    "can_view_in",
+    "cancel_game",
+    "cancel_if_abandoned",
+    "close_table",
+    "collect_group_messages",
+    "create_table",
+    "dealer_seat",
+    "fill_with_bots",
+    "game_of",
+    "group_name",
+    "invitation",
+    "kick",
+    "leave_practice",
+    "leave_seat",
+    "live_seat_of",
+    "load_table",
+    "play_bot_turn",
+    "play_defaults",
+    "player_connected",
+    "player_disconnected",
+    "rematch",
+    "remember_invitation",
+    "seat_number",
+    "seat_rows",
+    "start_game",
+    "start_practice",
+    "state_for",
+    "state_text",
+    "step_key",
+    "table_message",
+    "take_seat",
+]

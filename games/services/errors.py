@@ -1,0 +1,54 @@
+"""Refusals of the service layer: a stable `code` for clients, a translatable message for people."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from .. import engine
+
+
+class ServiceError(Exception):
+    """A refused request: `code` is stable for clients, `message` is for people."""
+
+    def __init__(self, code: str, message: Any) -> None:
+        super().__init__(str(message))
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+
+class Conflict(ServiceError):
+    """A compare-and-set found the table at another version: somebody else changed it first."""
+
+    def __init__(self) -> None:
+        super().__init__("conflict", _("La mesa acaba de cambiar. Inténtalo otra vez."))
+
+
+# Player-facing messages for the engine's refusal codes (the engine speaks English and has no
+# Django; here they become translatable Spanish-first text).
+ENGINE_MESSAGES: dict[str, Any] = {
+    "not_your_turn": _("No es tu turno."),
+    "unknown_act": _("Esa acción no existe."),
+    "bad_amount": _("Esa cantidad no vale aquí."),
+    "game_over": _("La partida ya ha terminado."),
+    "bad_cards": _("Esas cartas no valen para el descarte."),
+    "malformed": _("Mensaje mal formado."),
+    "no_raise_on_ordago": _("Con un órdago sobre la mesa solo cabe quiero o no quiero."),
+}
+
+
+def engine_error(exc: engine.IllegalAction) -> ServiceError:
+    message = ENGINE_MESSAGES.get(exc.code, _("Esa jugada no está permitida ahora."))
+    return ServiceError(exc.code, message)
+
+
+def no_table() -> ServiceError:
+    return ServiceError("no_table", _("Esa mesa no existe."))
+
+
+def not_seated() -> ServiceError:
+    return ServiceError("not_seated", _("No estás sentado en esta mesa."))

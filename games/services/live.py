@@ -1,0 +1,88 @@
+"""The table socket's side of the service layer: one call per frame the consumer receives.
+
+Database work that is not a plain move runs in Channels' one sync thread (`in_worker`), which is
+measured to be faster under load than a pool of threads fighting the event loop for the GIL
+(docs/performance.md); the group messages it makes are collected there and sent from the event
+loop. Moves that write one row never leave the event loop (`play.act_async`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from channels.db import DatabaseSyncToAsync
+
+from . import adb, chat, connections, play, presence
+from .access import Session
+from .errors import ServiceError
+from .groups import collect_group_messages, send_groups
+from .state import state_for
+from .storage import load_table, require_table
+
+
+async def in_worker[T](fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn(*args)` in Channels' sync thread, then send the group messages it made."""
+
+    def run() -> tuple[Any, ServiceError | None, list[Any]]:
+        with collect_group_messages() as messages:
+            try:
+                return fn(*args), None, messages
+            except ServiceError as exc:
+                return None, exc, messages
+
+    result, error, messages = await DatabaseSyncToAsync(run, thread_sensitive=True)()
+    await send_groups(messages)
+    if error is not None:
+        raise error
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """What a socket gets when it joins: its audience, language, state and the recent chat."""
+
+    key: str
+    language: str
+    state: dict[str, Any]
+    chat: list[dict[str, Any]]
+
+
+def _welcome(table_id: int, user: Any, session: Session | None, socket: str) -> Welcome:
+    entry = connections.join(table_id, user, session, socket)
+    # Read again: the state shows this connection counted.
+    table = require_table(load_table(table_id))
+    return Welcome(entry.key, entry.language, state_for(table, user), chat.history(table_id))
+
+
+async def join(table_id: int, user: Any, session: Session | None, socket: str) -> Welcome:
+    """The socket named `socket` opens (its consumer already listens to the table's group, so
+    nothing said from here on is missed): refused with `ServiceError`, or counted and welcomed."""
+    return await in_worker(_welcome, table_id, user, session, socket)
+
+
+async def leave(table_id: int, user: Any) -> None:
+    await in_worker(connections.player_disconnected, table_id, user)
+
+
+async def current_state(table_id: int, user: Any) -> dict[str, Any] | None:
+    """The state `user` gets at the table now (after a refused frame, or when asked to sync)."""
+    table = await adb.load_table(table_id)
+    return None if table is None else state_for(table, user)
+
+
+async def submit(user: Any, table_id: int, version: Any, payload: dict[str, Any]) -> None:
+    """A player's action. Refused with `ServiceError`; nothing changed then."""
+    if await play.act_async(user, table_id, version, payload) is None:
+        await in_worker(play.act, user, table_id, version, payload)
+
+
+async def say(user: Any, table_id: int, text: Any) -> None:
+    """A chat line. Refused with `ServiceError`."""
+    await in_worker(chat.post, user, table_id, text)
+
+
+async def heartbeat(user: Any) -> None:
+    """The socket's periodic ping: its player is still online."""
+    await in_worker(presence.touch, user.pk)

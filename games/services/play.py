@@ -1,0 +1,208 @@
+"""Live play: one move pipeline for every caller (a socket, the clock, a bot, a moderator).
+
+Load the table, plan the change (`games.services.moves`, pure), compare-and-set it into the table
+row, remember the new game, tell every socket. The same steps run in Channels' worker thread
+(`act`) or, for a move that writes one row, on the event loop (`act_async`): the two read line for
+line the same. A lost compare-and-set (`Conflict`) is retried with a fresh read, so simultaneous
+discards and votes never bounce; a lost race for the same decision ends in the engine's refusal.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
+from typing import Any
+
+import psycopg
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+
+from .. import engine
+from ..models import Seat, Table
+from ..signals import game_finished
+from . import adb
+from .errors import Conflict, ServiceError
+from .moves import Outcome, Plan, plan_action, plan_game, plan_move
+from .state import after_commit
+from .storage import compare_and_set, game_of, load_table, remember_game
+from .turns import away_seats, stand_in, to_act
+
+log = logging.getLogger(__name__)
+
+# A lost compare-and-set is retried this often: enough for all four seats of a discard round
+# arriving at the same moment (each round of retries lets at least one of them through).
+ATTEMPTS = 6
+
+
+def _retrying(make_plan: Callable[[], Plan | None]) -> Plan | None:
+    """Plan from a fresh read and commit, again while somebody else wins the compare-and-set;
+    None when `make_plan` finds nothing to do."""
+    for attempt in range(ATTEMPTS):
+        plan = make_plan()
+        if plan is None:
+            return None
+        try:
+            commit(plan)
+        except Conflict:
+            if attempt == ATTEMPTS - 1:
+                raise
+            continue
+        return plan
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _retrying_async(make_plan: Callable[[], Awaitable[Plan | None]]) -> Plan | None:
+    """`_retrying` on the event loop."""
+    for attempt in range(ATTEMPTS):
+        plan = await make_plan()
+        if plan is None:
+            return None
+        try:
+            await commit_async(plan)
+        except Conflict:
+            if attempt == ATTEMPTS - 1:
+                raise
+            continue
+        return plan
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def commit(plan: Plan) -> None:
+    """Write `plan` from a worker thread; every socket is told once it is committed."""
+    table = plan.table
+    # A move is one UPDATE, which commits by itself; only the end of a game writes more rows (the
+    # seats), so only then is there a transaction. Under load each round trip costs the sync
+    # thread a wait for the GIL as well (docs/performance.md).
+    with transaction.atomic() if plan.ends_game else nullcontext():
+        compare_and_set(table, **plan.fields)
+        remember_game(table, plan.after)
+        if plan.ends_game:
+            Seat.objects.filter(table=table).update(active=False)
+            if table.status == Table.Status.FINISHED:
+                transaction.on_commit(lambda: game_finished.send(sender=Table, table_id=table.pk))
+    after_commit(table, bots=True)
+
+
+async def commit_async(plan: Plan) -> None:
+    """Write `plan` on the event loop (only plans that `fit_event_loop`), then tell every socket."""
+    table = plan.table
+    await adb.compare_and_set(table, plan.fields)
+    remember_game(table, plan.after)
+    await adb.publish(table)
+
+
+def act(user: User, table_id: int, version: Any, payload: dict[str, Any]) -> Outcome:
+    """Apply one player's action (the `action` WebSocket message) to their table."""
+
+    def make_plan() -> Plan:
+        return plan_move(load_table(table_id), user, version, payload)
+
+    plan = _retrying(make_plan)
+    assert plan is not None
+    return Outcome(table_id, plan.table.version, plan.after.phase)
+
+
+async def act_async(
+    user: User, table_id: int, version: Any, payload: dict[str, Any]
+) -> Outcome | None:
+    """`act` without leaving the event loop; None when the move needs `act` (`Plan.fits_event_loop`)."""
+
+    async def make_plan() -> Plan | None:
+        plan = plan_move(await adb.load_table(table_id), user, version, payload)
+        return plan if plan.fits_event_loop else None
+
+    try:
+        plan = await _retrying_async(make_plan)
+    except psycopg.OperationalError:
+        # The connection broke (a database restart): it is reopened next time; this move takes the
+        # synchronous path, which reports a database that is really down the usual way.
+        log.warning("async database connection lost", exc_info=True)
+        adb.forget(table_id)
+        return None
+    return None if plan is None else Outcome(table_id, plan.table.version, plan.after.phase)
+
+
+def apply_action(table: Table, action: engine.Action) -> Outcome:
+    """Apply an action the server decided (a bot's) to `table` as read; a `Conflict` if the
+    table changed since."""
+    game = game_of(table)
+    if game is None:
+        raise ServiceError("not_started", _("La partida aún no ha empezado."))
+    plan = plan_action(table, game, action)
+    commit(plan)
+    return Outcome(table.pk, table.version, plan.after.phase)
+
+
+def start(table: Table, rng: Any = None) -> None:
+    """Deal the first hand at `table` (locked by the caller, four seated): RULES.md §3.2 draws the
+    first mano by lot."""
+    first_mano = (rng or secrets.SystemRandom()).randrange(4)
+    game = engine.new_game(table.mode, first_mano, rng)
+    commit(plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now()))
+
+
+def play_defaults(table_id: int, version: int | None = None) -> int:
+    """The turn clock ran out: play RULES.md §8.2's safe default for every seat still to act.
+
+    Guarded by the version (a sweep for an old turn does nothing) and by the stored deadline (a
+    sweep that runs early does nothing), so running it twice is harmless. Seats whose player is
+    away have their clock stopped (§8.3) and are skipped, the dealer at the recuento included.
+    """
+    table = load_table(table_id)
+    if table is None or table.status != Table.Status.PLAYING:
+        return 0
+    if version is not None and table.version != version:
+        return 0
+    if table.deadline is None or table.deadline > timezone.now():
+        return 0
+    game = first = game_of(table)
+    if game is None:
+        return 0
+    away = away_seats(table)
+    played = 0
+    for seat in [s for s in to_act(table, game) if s not in away]:
+        action = stand_in(table, game, seat)
+        if action is None:
+            continue
+        try:
+            game = engine.apply(game, action)
+        except engine.IllegalAction:  # pragma: no cover - default_action is always legal
+            log.exception("default action refused on table %s", table_id)
+            continue
+        played += 1
+    if not played:
+        return 0
+    try:
+        commit(plan_game(table, game, first))
+    except Conflict:
+        return 0  # somebody acted at the last moment: their action wins
+    return played
+
+
+def cancel_game(table_id: int, reason: str, note: str = "") -> bool:
+    """Cancel a game in progress: unrated, record kept, everybody back to the lobby.
+
+    `reason` is a `Table.CancelReason`; `note` is a moderator's own words (not shown to players).
+    """
+
+    def make_plan() -> Plan | None:
+        table = load_table(table_id)
+        game = None if table is None or table.status != Table.Status.PLAYING else game_of(table)
+        if table is None or game is None:
+            return None
+        return plan_game(
+            table,
+            engine.cancel(game),
+            game,
+            status=Table.Status.CANCELLED,
+            cancel_reason=reason,
+            cancel_note=note,
+            finished_at=timezone.now(),
+        )
+
+    return _retrying(make_plan) is not None

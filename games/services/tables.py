@@ -1,0 +1,220 @@
+"""A table's life before and after its game: create, sit, stand, kick, close, start, rematch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+
+from ..models import Mode, Seat, Table
+from . import play
+from .access import can_view
+from .errors import ServiceError, not_seated
+from .state import after_commit
+from .storage import compare_and_set, live_seat_of, lock_table, seat_number
+
+SEATS = range(4)
+
+
+def _already_seated() -> ServiceError:
+    return ServiceError(
+        "already_seated", _("Ya estás sentado en otra mesa. Levántate antes de crear una.")
+    )
+
+
+def create_table(
+    user: User,
+    mode: str,
+    *,
+    private: bool = False,
+    rated: bool = True,
+    practice: bool = False,
+    seat: int = 0,
+) -> Table:
+    """A new table with its host sitting at `seat` (a rematch keeps the seat they had)."""
+    if mode not in Mode.values:
+        raise ServiceError("unknown_mode", _("Modalidad desconocida."))
+    if live_seat_of(user) is not None:
+        raise _already_seated()
+    try:
+        with transaction.atomic():
+            table = Table.objects.create(
+                mode=mode,
+                host=user,
+                private=private,
+                # Public tables always count for the ladder; a private one only if the host says.
+                rated=(rated if private else True) and not practice,
+                practice=practice,
+            )
+            Seat.objects.create(table=table, seat=seat, user=user)
+    except IntegrityError:
+        raise _already_seated() from None
+    return table
+
+
+def lock_open_table(table_id: int, *, started: Any) -> Table:
+    """Lock a table for a change before its start; `started` says why it is refused after."""
+    table = lock_table(table_id)
+    if table.status != Table.Status.OPEN:
+        raise ServiceError("started", started)
+    return table
+
+
+def lock_for_host(host: User, table_id: int, *, not_host: Any, started: Any) -> Table:
+    """Lock a table for a host-only change before the start; the messages say what was refused."""
+    table = lock_table(table_id)
+    if table.host_id != host.pk:
+        raise ServiceError("not_host", not_host)
+    if table.status != Table.Status.OPEN:
+        raise ServiceError("started", started)
+    return table
+
+
+def take_seat(user: User, table_id: int, seat: int, token: str | None = None) -> Table:
+    if seat not in SEATS:
+        raise ServiceError("bad_seat", _("Ese asiento no existe."))
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if not can_view(table, user, token):
+            raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
+        if table.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
+        seats = {s.seat: s for s in table.seats.all()}
+        mine = next((s for s in seats.values() if s.user_id == user.pk), None)
+        if seat in seats and seats[seat].user_id != user.pk:
+            if len(seats) == 4 and mine is None:
+                raise ServiceError("full", _("La mesa está completa."))
+            raise ServiceError("taken", _("Ese asiento ya está ocupado."))
+        if mine is not None and mine.seat == seat:
+            return table
+        if mine is None and live_seat_of(user) is not None:
+            raise ServiceError(
+                "already_seated",
+                _("Ya estás sentado en otra mesa. Levántate de ella antes de cambiar."),
+            )
+        try:
+            with transaction.atomic():
+                if mine is not None:
+                    Seat.objects.filter(pk=mine.pk).update(seat=seat)
+                else:
+                    Seat.objects.create(table=table, seat=seat, user=user)
+        except IntegrityError:
+            raise ServiceError("taken", _("Ese asiento acaba de ocuparse.")) from None
+        compare_and_set(table)
+    after_commit(table)
+    return table
+
+
+def leave_seat(user: User, table_id: int) -> Table:
+    with transaction.atomic():
+        table = lock_open_table(
+            table_id, started=_("La partida ya ha empezado: no puedes levantarte ahora.")
+        )
+        deleted, _unused = Seat.objects.filter(table=table, user=user).delete()
+        if not deleted:
+            raise not_seated()
+        if table.host_id == user.pk:
+            # A host who leaves hands the table to the next person seated there; with nobody
+            # left but bots, nobody could start or close it, so it closes.
+            nxt = table.seats.filter(user__is_bot=False).order_by("joined_at").first()
+            if nxt is None:
+                _close(table)
+            else:
+                compare_and_set(table, host_id=nxt.user_id)
+        else:
+            compare_and_set(table)
+    after_commit(table)
+    return table
+
+
+def _close(table: Table) -> None:
+    table.seats.all().delete()
+    compare_and_set(table, status=Table.Status.CLOSED)
+
+
+def kick(host: User, table_id: int, seat: int) -> Table:
+    with transaction.atomic():
+        table = lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede hacer eso."),
+            started=_("La partida ya ha empezado."),
+        )
+        target = table.seats.filter(seat=seat).first()
+        if target is None:
+            raise ServiceError("empty_seat", _("Ese asiento está libre."))
+        if target.user_id == host.pk:
+            raise ServiceError("kick_self", _("No puedes echarte a ti mismo: levántate."))
+        target.delete()
+        compare_and_set(table)
+    after_commit(table)
+    return table
+
+
+def close_table(host: User, table_id: int) -> Table:
+    with transaction.atomic():
+        table = lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede cerrar la mesa."),
+            started=_("La partida ya ha empezado: no se puede cerrar."),
+        )
+        _close(table)
+    after_commit(table)
+    return table
+
+
+def start_game(host: User, table_id: int, rng: Any = None) -> Table:
+    with transaction.atomic():
+        table = lock_for_host(
+            host,
+            table_id,
+            not_host=_("Solo el anfitrión puede empezar la partida."),
+            started=_("La partida ya ha empezado o la mesa está cerrada."),
+        )
+        if table.seats.count() != 4:
+            raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
+        play.start(table, rng)
+    return table
+
+
+def rematch(user: User, table_id: int) -> Table:
+    """Another game with the same four, asked for from a finished table.
+
+    The first player to ask opens a table like this one (mode, privacy, ladder) sitting where
+    they sat, so partners stay partners; each other player who asks sits in their own seat
+    there (or any free one, if a stranger took it at a public table). The fourth to arrive
+    starts it: everybody there has asked for it.
+    """
+    with transaction.atomic():
+        old = lock_table(table_id)
+        if old.status != Table.Status.FINISHED:
+            raise ServiceError("not_over", _("La revancha se pide cuando la partida ha terminado."))
+        if old.practice:
+            raise ServiceError("practice", _("Para otra práctica, usa «Practicar otra vez»."))
+        seat = seat_number(old, user.pk)
+        if seat is None:
+            raise ServiceError(
+                "not_player", _("Solo quienes jugaron esta partida pueden pedir la revancha.")
+            )
+        new = Table.objects.select_for_update().filter(pk=old.rematch_id).first()
+        if new is not None and new.seats.filter(user=user).exists():
+            return new  # asked twice (two tabs, a double click): already there
+        if new is None or new.status == Table.Status.CLOSED:
+            new = create_table(user, old.mode, private=old.private, rated=old.rated, seat=seat)
+            compare_and_set(old, rematch_id=new.pk)
+            return new
+        if new.status != Table.Status.OPEN:
+            raise ServiceError("started", _("La revancha ya ha empezado sin ti."))
+        taken = set(new.seats.values_list("seat", flat=True))
+        free = [seat] if seat not in taken else [s for s in SEATS if s not in taken]
+        if not free:
+            raise ServiceError("full", _("La mesa está completa."))
+        take_seat(user, new.pk, free[0], new.invite_token)
+        if len(taken) == 3:
+            host = User.objects.get(pk=new.host_id)
+            return start_game(host, new.pk)
+    return new

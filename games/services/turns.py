@@ -1,0 +1,71 @@
+"""Whose turn it is, in the platform's terms: the engine's `to_act`, except at the recuento, where
+the platform names who deals the next hand (RULES.md §3.5); and who plays a seat's turn when its
+person does not (a bot's decision, or the clock's safe default, RULES.md §8.2).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from celery import current_app
+
+from .. import engine
+from ..engine import bot
+from ..models import Table
+from .storage import seat_rows
+
+#: The Celery task that plays one bot turn (games.tasks.bot_turn_task), sent by name: the tasks
+#: module calls into this package, not the other way round.
+BOT_TURN_TASK = "games.bot_turn"
+
+
+def dealer_seat(table: Table) -> int | None:
+    """Who deals the next hand at the recuento: the host (RULES.md §3.5)."""
+    return next((row["seat"] for row in seat_rows(table) if row["user_id"] == table.host_id), None)
+
+
+def to_act(table: Table, game: engine.Game) -> list[int]:
+    """The seats that may act now, as every browser is told."""
+    if game.phase == "recuento":
+        dealer = dealer_seat(table)
+        return [] if dealer is None else [dealer]
+    return game.to_act()
+
+
+def bot_seats(table: Table) -> set[int]:
+    return {row["seat"] for row in seat_rows(table) if row["is_bot"]}
+
+
+def away_seats(table: Table) -> set[int]:
+    """Seats whose player is away: their clock is stopped (RULES.md §8.3)."""
+    return {row["seat"] for row in seat_rows(table) if row["away_until"] is not None}
+
+
+def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> engine.Action:
+    """A bot's action for `seat`, from what that seat may see."""
+    return bot.decide(engine.view(game, seat), rng)
+
+
+def stand_in(table: Table, game: engine.Game, seat: int) -> engine.Action | None:
+    """What the table plays for `seat` when its turn is up: a bot's choice, else the safe
+    default of RULES.md §8.2."""
+    if seat in bot_seats(table):
+        return decide(game, seat)
+    return engine.default_action(game, seat)
+
+
+def pending_bot_seat(table: Table, game: engine.Game) -> int | None:
+    """The first bot that may act now."""
+    bots = bot_seats(table)
+    return next((s for s in to_act(table, game) if s in bots), None) if bots else None
+
+
+def schedule_bot_turn(table: Table, game: engine.Game | None, delay_ms: int) -> None:
+    """After a committed change: queue the next bot's turn, if a bot is to act."""
+    if table.status != Table.Status.PLAYING or game is None:
+        return
+    if pending_bot_seat(table, game) is None:
+        return
+    args: list[Any] = [table.pk, table.version]
+    current_app.send_task(BOT_TURN_TASK, args=args, countdown=delay_ms / 1000)
