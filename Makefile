@@ -1,4 +1,4 @@
-# The two commands of DEVELOPERS.md. Both do all the setup on a fresh machine.
+# `make run` and `make test` (README.md): both do all the setup on a fresh machine.
 .PHONY: run test setup lint format bench
 
 setup:
@@ -11,6 +11,7 @@ test: setup
 	@bash scripts/ensure_chromium.sh
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/lint-imports
 	.venv/bin/python manage.py makemigrations --check --dry-run
 	.venv/bin/python -m pytest
 
