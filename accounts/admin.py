@@ -178,17 +178,28 @@ def measure_page(
     return TemplateResponse(request, _FORM_PAGE, context)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """A list and detail pages nobody can add to, change or delete from (superusers included)."""
+class NoAddOrDeleteMixin:
+    """For a model admin or an inline: rows are never added or deleted here (superusers included).
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+    The signatures fit both `ModelAdmin` and `InlineModelAdmin` (whose methods take `obj`).
+    """
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class ReadOnlyMixin(NoAddOrDeleteMixin):
+    """Nor changed: only looked at."""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ReadOnlyAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """A list and detail pages nobody can add to, change or delete from (superusers included)."""
 
 
 def admin_link(obj: Model | None, label: Any = None) -> str:
@@ -515,7 +526,7 @@ class ReportStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(Report)
-class ReportAdmin(admin.ModelAdmin):
+class ReportAdmin(NoAddOrDeleteMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "created_at",
@@ -555,12 +566,6 @@ class ReportAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields
     actions = ["resolve_no_action", "resolve_mute", "resolve_ban"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("denunciante"), ordering="reporter__username")
     def reporter_link(self, obj: Report) -> str:

@@ -21,8 +21,10 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import moderation
 from accounts.admin import (
+    NoAddOrDeleteMixin,
     OptionalReasonForm,
     ReadOnlyAdmin,
+    ReadOnlyMixin,
     RequiredReasonForm,
     admin_link,
     measure_page,
@@ -31,20 +33,11 @@ from accounts.admin import (
 from .models import ChatMessage, Seat, Table
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
     extra = 0
     max_num = 0
     can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class SeatInline(ReadOnlyInline):
@@ -78,7 +71,7 @@ class ChatInline(ReadOnlyInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(NoAddOrDeleteMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "mode",
@@ -165,12 +158,6 @@ class TableAdmin(admin.ModelAdmin):
             return super().get_search_results(request, queryset, search_term)
         finally:
             self.search_fields = type(self).search_fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def change_view(
         self,
