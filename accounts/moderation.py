@@ -25,8 +25,6 @@ log = logging.getLogger(__name__)
 #: `Table.cancel_reason` of a game cancelled because a player was banned (a code, like
 #: "abandono", that the table page can translate; the ban's own reason stays private).
 BAN_CANCEL_REASON = "expulsion"
-#: The socket close code a banned player's open table sockets get (as for a refused socket).
-BANNED_CLOSE_CODE = 4403
 RANKINGS_COMMAND = "recompute_ratings"
 
 
@@ -185,13 +183,12 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
 def close_sockets(table_id: int, user_id: int) -> None:
     """Ask every socket of the table to close if it belongs to `user_id`."""
     from games.services import group_name
+    from games.socket_codes import USER_BANNED
 
     layer = get_channel_layer()
     if layer is None:  # pragma: no cover - always configured
         return
-    async_to_sync(layer.group_send)(
-        group_name(table_id), {"type": "user.banned", "user_id": user_id}
-    )
+    async_to_sync(layer.group_send)(group_name(table_id), {"type": USER_BANNED, "user_id": user_id})
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts import moderation
 from accounts.models import ModerationAction, User
-from games import services
+from games import services, socket_codes
 from games.models import Seat, Table
 from rankings import queries
 from rankings import services as rating_services
@@ -226,7 +226,7 @@ async def test_a_ban_during_a_game_cancels_it_closes_the_players_socket_and_tell
         await drain(comm)
     await database_sync_to_async(moderation.ban)(moderator, four_players[2], REASON)
 
-    assert await close_code(comms[2]) == moderation.BANNED_CLOSE_CODE
+    assert await close_code(comms[2]) == socket_codes.CLOSE_REFUSED
     for i in (0, 1, 3):
         state = await state_with_status(comms[i], "cancelada")
         assert state["phase"] == "cancelada"
@@ -260,4 +260,4 @@ async def test_a_banned_player_cannot_open_a_table_socket_again(
     comm = communicator(table.pk, cookie)
     connected, code = await comm.connect()
     assert not connected
-    assert code in (4401, 4403)
+    assert code in (socket_codes.CLOSE_NOT_LOGGED_IN, socket_codes.CLOSE_REFUSED)
