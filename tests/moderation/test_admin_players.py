@@ -11,8 +11,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import ModerationAction, User
+from accounts.models import User
 from games.models import Table
+from moderation.models import ModerationAction
 
 from .conftest import (
     BACKEND,
@@ -245,5 +246,5 @@ def test_staff_with_the_change_permission_can_ban(
     response = confirm_post(client, USERS, "ban_players", [player.pk], reason="Insultos")
     assert response.status_code == 302
     assert User.objects.get(pk=player.pk).is_banned
-    log = client.get(reverse("admin:accounts_moderationaction_changelist"))
+    log = client.get(reverse("admin:moderation_moderationaction_changelist"))
     assert log.status_code == 200 and "pilar" in log.content.decode()

@@ -10,10 +10,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import ModerationAction, User
+from accounts.models import User
 from games import services
 from games.models import ChatMessage, Table
+from moderation import actions
+from moderation.models import ModerationAction
 from rankings import services as rating_services
 
 from .conftest import action_post, confirm_post, ended_table, seat_all, started_table
@@ -152,8 +153,8 @@ def test_cancelling_tables_that_are_not_playing_changes_nothing(
     assert response.status_code == 302
     assert Table.objects.get(pk=table.pk).status == Table.Status.OPEN
     assert not ModerationAction.objects.exists()
-    with pytest.raises(moderation.ModerationError):
-        moderation.cancel_game(None, table, "motivo")
+    with pytest.raises(actions.ModerationError):
+        actions.cancel_game(None, table, "motivo")
 
 
 def test_cancelling_from_a_tables_page_returns_to_it(
@@ -206,7 +207,7 @@ def test_recomputing_the_ladders_runs_the_rankings_command_and_is_logged(
 def test_recomputing_says_so_when_the_rankings_command_is_missing(
     admin_client: Client, four_players: list[User], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(moderation, "RANKINGS_COMMAND", "no_such_command")
+    monkeypatch.setattr(actions, "RANKINGS_COMMAND", "no_such_command")
     table = ended_table(four_players)
     confirm_post(admin_client, TABLES, "recompute_ratings", [table.pk])
     messages = [str(m) for m in admin_client.get(TABLES).context["messages"]]

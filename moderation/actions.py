@@ -18,7 +18,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .models import ModerationAction, Report, User
+from accounts.models import User
+from games import services
+from games.models import Table
+from games.socket_codes import USER_BANNED
+
+from .models import ModerationAction, Report
 
 log = logging.getLogger(__name__)
 
@@ -153,9 +158,6 @@ def end_sessions(user: User) -> int:
 
 def _leave_live_table(user: User) -> tuple[int | None, str]:
     """Take a banned player away from their live table; return it and what happened."""
-    from games import services
-    from games.models import Table
-
     for _attempt in range(5):
         seat = services.live_seat_of(user)
         if seat is None:
@@ -182,13 +184,12 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
 
 def close_sockets(table_id: int, user_id: int) -> None:
     """Ask every socket of the table to close if it belongs to `user_id`."""
-    from games.services import group_name
-    from games.socket_codes import USER_BANNED
-
     layer = get_channel_layer()
     if layer is None:  # pragma: no cover - always configured
         return
-    async_to_sync(layer.group_send)(group_name(table_id), {"type": USER_BANNED, "user_id": user_id})
+    async_to_sync(layer.group_send)(
+        services.group_name(table_id), {"type": USER_BANNED, "user_id": user_id}
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,10 +244,8 @@ def unmute(
 # --------------------------------------------------------------------------------------------
 # Games.
 # --------------------------------------------------------------------------------------------
-def cancel_game(moderator: User | None, table: Any, reason: str) -> ModerationAction:
+def cancel_game(moderator: User | None, table: Table, reason: str) -> ModerationAction:
     """Cancel a game in progress: unrated, record kept, every player told the reason."""
-    from games import services
-
     reason = (reason or "").strip()
     if not reason:
         raise ModerationError(_("Para cancelar una partida hace falta un motivo."))
