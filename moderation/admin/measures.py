@@ -13,7 +13,6 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
-from django.template import engines
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -22,41 +21,9 @@ from django.utils.translation import gettext_lazy as _
 
 from ..actions import ModerationError
 
-# --------------------------------------------------------------------------------------------
-# One intermediate page for every measure that needs a reason: the action (or the button on a
-# change page) shows a form; posting it back applies the measure.
-# --------------------------------------------------------------------------------------------
-_FORM_PAGE = engines["django"].from_string(
-    """{% extends "admin/base_site.html" %}
-{% load i18n l10n admin_urls static %}
-{% block extrahead %}{{ block.super }}{{ form.media }}
-<script src="{% static 'admin/js/cancel.js' %}" async></script>{% endblock %}
-{% block bodyclass %}{{ block.super }} app-{{ opts.app_label }} model-{{ opts.model_name }} moderation-form{% endblock %}
-{% block breadcrumbs %}
-<ol class="breadcrumbs">
-<li><a href="{% url 'admin:index' %}">{% translate 'Home' %}</a></li>
-<li><a href="{% url 'admin:app_list' app_label=opts.app_label %}">{{ opts.app_config.verbose_name }}</a></li>
-<li><a href="{% url opts|admin_urlname:'changelist' %}">{{ opts.verbose_name_plural|capfirst }}</a></li>
-<li aria-current="page">{{ title }}</li>
-</ol>
-{% endblock %}
-{% block content %}
-<p>{{ intro }}</p>
-{% if show_objects %}<ul class="moderation-objects">{% for obj in objects %}<li>{{ obj }}</li>{% endfor %}</ul>{% endif %}
-<form method="post">{% csrf_token %}
-<div>
-{{ form.as_div }}
-{% if action %}{% for obj in objects %}<input type="hidden" name="{{ checkbox_name }}" value="{{ obj.pk|unlocalize }}">
-{% endfor %}<input type="hidden" name="action" value="{{ action }}">{% endif %}
-<input type="hidden" name="confirmar" value="1">
-<div class="submit-row">
-<input type="submit" value="{{ submit }}">
-<a role="button" href="{{ back_url }}" class="button cancel-link">{{ back_label }}</a>
-</div>
-</div>
-</form>
-{% endblock %}"""
-)
+#: One intermediate page for every measure that needs a reason: the action (or the link on a
+#: change page) shows the form; posting it back applies the measure.
+MEASURE_PAGE = "moderation/admin/measure.html"
 
 
 class ReasonForm(forms.Form):
@@ -166,10 +133,9 @@ def measure_page(
         "checkbox_name": ACTION_CHECKBOX_NAME,
         "submit": submit,
         "back_url": back_url or reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"),
-        "back_label": gettext("Volver sin cambiar nada"),
     }
     request.current_app = modeladmin.admin_site.name
-    return TemplateResponse(request, _FORM_PAGE, context)
+    return TemplateResponse(request, MEASURE_PAGE, context)
 
 
 class NoAddOrDeleteMixin:
