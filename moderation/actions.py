@@ -22,7 +22,9 @@ from accounts.models import User
 from games import services
 from games.models import Table
 from games.socket_codes import USER_BANNED
+from rankings.tasks import recompute_ratings_task
 
+from . import tasks
 from .models import ModerationAction, Report
 
 log = logging.getLogger(__name__)
@@ -30,7 +32,6 @@ log = logging.getLogger(__name__)
 #: `Table.cancel_reason` of a game cancelled because a player was banned (a code, like
 #: "abandono", that the table page can translate; the ban's own reason stays private).
 BAN_CANCEL_REASON = "expulsion"
-RANKINGS_COMMAND = "recompute_ratings"
 
 
 class ModerationError(Exception):
@@ -256,21 +257,36 @@ def cancel_game(moderator: User | None, table: Table, reason: str) -> Moderation
 
 
 def recompute_ratings(moderator: User | None, reason: str = "") -> ModerationAction:
-    """Rebuild the Elo ladders with the rankings app's management command."""
-    from io import StringIO
+    """Have a Celery worker rebuild the Elo ladders (`rankings.recompute_ratings`).
 
-    from django.core.management import call_command, get_commands
-
-    if RANKINGS_COMMAND not in get_commands():
-        raise ModerationError(_("La orden «%(name)s» aún no existe.") % {"name": RANKINGS_COMMAND})
-    out = StringIO()
-    call_command(RANKINGS_COMMAND, stdout=out)
-    return record(
+    The audit-log entry is written first, with status `encargado`; the worker writes the result
+    into it when it is done (`moderation.tasks`). If the task cannot be queued (the broker is
+    down) the entry says so and the moderator is told.
+    """
+    entry = record(
         moderator,
         ModerationAction.Kind.RECOMPUTE,
         reason=(reason or "").strip(),
-        output=out.getvalue()[-2000:],
+        status=tasks.QUEUED,
     )
+
+    def enqueue() -> None:
+        try:
+            recompute_ratings_task.apply_async(
+                link=tasks.record_recompute.s(entry.pk),
+                link_error=tasks.record_recompute_failure.s(entry.pk),
+            )
+        except Exception as exc:
+            log.exception("could not queue the ladder recompute of entry %s", entry.pk)
+            tasks.finish_recompute(entry.pk, {"status": tasks.FAILED, "error": str(exc)[:500]})
+            raise ModerationError(
+                _("No se ha podido encargar el recálculo: %(error)s") % {"error": exc}
+            ) from exc
+
+    # After the entry is committed, so that the worker's callback finds it.
+    transaction.on_commit(enqueue)
+    entry.refresh_from_db()
+    return entry
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,13 +6,14 @@ readable, never editable, by anybody (superusers included).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -201,7 +202,7 @@ class ModerationActionAdmin(ReadOnlyAdmin):
         "report_link",
         "reason",
         "until",
-        "details",
+        "details_list",
     )
     readonly_fields = fields
 
@@ -216,3 +217,23 @@ class ModerationActionAdmin(ReadOnlyAdmin):
     @admin.display(description=_("motivo"))
     def short_reason(self, obj: ModerationAction) -> str:
         return obj.reason if len(obj.reason) <= 80 else obj.reason[:79] + "…"
+
+    @admin.display(description=_("detalles"))
+    def details_list(self, obj: ModerationAction) -> str:
+        """One line per detail; texts (a recompute's output) keep their lines."""
+        if not obj.details:
+            return "—"
+        return format_html(
+            '<dl class="moderation-details">{}</dl>',
+            format_html_join(
+                "",
+                "<dt>{}</dt><dd><pre>{}</pre></dd>",
+                (
+                    (
+                        key,
+                        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False),
+                    )
+                    for key, value in obj.details.items()
+                ),
+            ),
+        )

@@ -116,11 +116,14 @@ class ModeratedTableAdmin(TableAdmin):
             intro=_(
                 "Se vuelven a calcular todas las clasificaciones Elo a partir de las partidas "
                 "terminadas y puntuadas, en el orden en que se aplicaron. Los jugadores "
-                "expulsados no aparecen en las clasificaciones mientras dure la expulsión."
+                "expulsados no aparecen en las clasificaciones mientras dure la expulsión. "
+                "Lo hace un proceso aparte: el resultado queda en el registro de moderación."
             ),
             submit=_("Recalcular"),
             apply=lambda _none, data: actions.recompute_ratings(moderator, data["reason"]),
-            done=lambda _n: gettext("Ranking recalculado."),
+            done=lambda _n: gettext(
+                "Recálculo del ranking encargado: el registro de moderación dirá el resultado."
+            ),
             action="recompute_ratings",
             once=True,
         )
