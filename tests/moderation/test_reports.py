@@ -55,6 +55,30 @@ def test_the_form_offers_the_other_human_players_of_the_game(
         assert f'value="{reason}"' in page
 
 
+def test_the_report_form_is_in_english_for_an_english_player(
+    client: Client, four_players: list[User]
+) -> None:
+    table = ended_table(four_players)
+    User.objects.filter(pk=four_players[0].pk).update(language="en")
+    page = signed_in(client, four_players[0]).get(report_url(table)).content.decode()
+    for text in ("Report a player", "Insults or harassment", "Send the report", "Back to the game"):
+        assert text in page
+    assert "Enviar la denuncia" not in page
+
+
+def test_the_measure_page_is_in_english_for_an_english_moderator(
+    admin_client: Client, four_players: list[User], moderator: User
+) -> None:
+    table = ended_table(four_players)
+    User.objects.filter(pk=moderator.pk).update(language="en")
+    page = action_post(
+        admin_client, reverse("admin:games_table_changelist"), "recompute_ratings", [table.pk]
+    ).content.decode()
+    for text in ("Recalculate the ranking", "Go back without changing anything", "Home"):
+        assert text in page
+    assert "Volver sin cambiar nada" not in page
+
+
 @pytest.mark.parametrize("status", [Table.Status.FINISHED, Table.Status.CANCELLED])
 def test_a_player_reports_another_player_after_the_game(
     client: Client, four_players: list[User], status: str
