@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.admin import MODERATION_FIELDS, MODERATION_FIELDSET, UserAdmin
 from accounts.models import User
 
-from .. import actions
+from .. import actions as moderation
 from ..models import ModerationAction
 from .measures import OptionalReasonForm, ReasonForm, measure_page
 
@@ -128,12 +128,12 @@ class ModeratedUserAdmin(UserAdmin):
 
         def apply(user: Model, data: dict[str, Any]) -> Any:
             if measure == "ban":
-                return actions.ban(moderator, user, data["reason"], data["until"])
+                return moderation.ban(moderator, user, data["reason"], data["until"])
             if measure == "mute":
-                return actions.mute(moderator, user, data["reason"], data["until"])
+                return moderation.mute(moderator, user, data["reason"], data["until"])
             if measure == "unban":
-                return actions.unban(moderator, user, data["reason"])
-            return actions.unmute(moderator, user, data["reason"])
+                return moderation.unban(moderator, user, data["reason"])
+            return moderation.unmute(moderator, user, data["reason"])
 
         form_class = next(f for m, f in USER_MEASURES.values() if m == measure)
         return measure_page(
@@ -226,12 +226,12 @@ class ModeratedUserAdmin(UserAdmin):
         ban_changed = {"banned_at", "banned_until", "ban_reason"} & set(form.changed_data)
         if obj.is_banned and ban_changed:
             # The full ban, as from the list: logged out, away from the table, socket closed.
-            actions.ban(request.user, obj, obj.ban_reason, obj.banned_until, since=obj.banned_at)
+            moderation.ban(request.user, obj, obj.ban_reason, obj.banned_until, since=obj.banned_at)
         elif before.is_banned and not obj.is_banned:
-            actions.record(request.user, ModerationAction.Kind.UNBAN, target=obj, reason=note)
+            moderation.record(request.user, ModerationAction.Kind.UNBAN, target=obj, reason=note)
         if {"muted", "muted_until"} & set(form.changed_data):
             if obj.is_muted:
-                actions.record(
+                moderation.record(
                     request.user,
                     ModerationAction.Kind.MUTE,
                     target=obj,
@@ -239,7 +239,9 @@ class ModeratedUserAdmin(UserAdmin):
                     until=None if obj.muted else obj.muted_until,
                 )
             elif before.is_muted:
-                actions.record(request.user, ModerationAction.Kind.UNMUTE, target=obj, reason=note)
+                moderation.record(
+                    request.user, ModerationAction.Kind.UNMUTE, target=obj, reason=note
+                )
 
 
 admin.site.unregister(User)

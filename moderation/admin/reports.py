@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import NoAddOrDeleteMixin, ReadOnlyAdmin, admin_link
 
-from .. import actions
+from .. import actions as moderation
 from ..models import ModerationAction, Report
 from .measures import NoteForm, measure_page
 
@@ -135,7 +135,7 @@ class ReportAdmin(NoAddOrDeleteMixin, admin.ModelAdmin):
             title=title,
             intro=_("Se resolverán estas denuncias (las ya resueltas se dejan como están)."),
             submit=title,
-            apply=lambda report, data: actions.resolve_report(
+            apply=lambda report, data: moderation.resolve_report(
                 moderator, report, resolution, data["note"]
             ),
             done=lambda n: gettext("Denuncias resueltas: %(n)d.") % {"n": n},

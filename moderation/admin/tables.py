@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from games.admin import TableAdmin
 from games.models import Table
 
-from .. import actions
+from .. import actions as moderation
 from .measures import OptionalReasonForm, RequiredReasonForm, measure_page
 
 
@@ -61,7 +61,7 @@ class ModeratedTableAdmin(TableAdmin):
                 "y los jugadores vuelven al vestíbulo con el motivo."
             ),
             submit=_("Cancelar las partidas"),
-            apply=lambda table, data: actions.cancel_game(moderator, table, data["reason"]),
+            apply=lambda table, data: moderation.cancel_game(moderator, table, data["reason"]),
             done=lambda n: gettext("Partidas canceladas: %(n)d.") % {"n": n},
             action=action,
             back_url=back_url,
@@ -120,7 +120,7 @@ class ModeratedTableAdmin(TableAdmin):
                 "Lo hace un proceso aparte: el resultado queda en el registro de moderación."
             ),
             submit=_("Recalcular"),
-            apply=lambda _none, data: actions.recompute_ratings(moderator, data["reason"]),
+            apply=lambda _none, data: moderation.recompute_ratings(moderator, data["reason"]),
             done=lambda _n: gettext(
                 "Recálculo del ranking encargado: el registro de moderación dirá el resultado."
             ),
