@@ -2,6 +2,7 @@
 
 The admin (and anything else) calls these functions; each one applies the change through the
 game service layer where tables are concerned and writes one `ModerationAction` to the audit log.
+Recomputing the ladders is queued to a Celery worker; the entry gets its result later.
 """
 
 from __future__ import annotations

@@ -91,7 +91,8 @@ class Report(models.Model):
 class ModerationAction(models.Model):
     """The audit log: every moderator action, who did it, to whom, when and why.
 
-    Written only by `moderation.actions`; the admin shows it and never lets anybody change it.
+    Written only by `moderation.actions` (and a recompute's result, by `moderation.tasks`); the
+    admin shows it and never lets anybody change it.
     """
 
     class Kind(models.TextChoices):
