@@ -1,8 +1,7 @@
-"""Tables and games in the Django admin: read-only, with the record and the chat, and the
-moderator's measures (cancel a game in progress, recompute the ladders) through
-`accounts.moderation`, which writes the audit log.
+"""Tables and games in the Django admin: read-only, with the record and the chat.
 
-Tables change only through `games.services`; nothing here edits a table row directly.
+Tables change only through `games.services`; nothing here edits a table row directly. The
+moderation app registers a subclass of `TableAdmin` with the moderators' measures.
 """
 
 from __future__ import annotations
@@ -10,41 +9,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin
 from django.db.models import Count, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import path, reverse
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from accounts import moderation
-from accounts.admin import (
-    OptionalReasonForm,
-    ReadOnlyAdmin,
-    RequiredReasonForm,
-    admin_link,
-    measure_page,
-)
+from accounts.admin import NoAddOrDeleteMixin, ReadOnlyAdmin, ReadOnlyMixin, admin_link
 
 from .models import ChatMessage, Seat, Table
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
     extra = 0
     max_num = 0
     can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class SeatInline(ReadOnlyInline):
@@ -78,7 +60,7 @@ class ChatInline(ReadOnlyInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(NoAddOrDeleteMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "mode",
@@ -149,7 +131,6 @@ class TableAdmin(admin.ModelAdmin):
         "record_pretty",
     )
     inlines = [SeatInline, ChatInline]
-    actions = ["cancel_games", "recompute_ratings"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(player_count=Count("seats", distinct=True))
@@ -165,12 +146,6 @@ class TableAdmin(admin.ModelAdmin):
             return super().get_search_results(request, queryset, search_term)
         finally:
             self.search_fields = type(self).search_fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def change_view(
         self,
@@ -200,112 +175,21 @@ class TableAdmin(admin.ModelAdmin):
         text = json.dumps(obj.record, indent=2, ensure_ascii=False)
         return format_html('<pre class="game-record">{}</pre>', text)
 
-    @admin.display(description=_("Medidas"))
-    def measures(self, obj: Table) -> str:
-        links = []
-        if obj.status == Table.Status.PLAYING:
-            links.append(
-                (
-                    reverse("admin:games_table_cancel", args=[obj.pk]),
-                    gettext("Cancelar la partida…"),
-                )
-            )
-        links.append(
+    def measure_links(self, obj: Table) -> list[tuple[str, str]]:
+        """(url, label) of the links under «Medidas»; a subclass may add its own."""
+        links = [
             (
                 reverse("admin:games_chatmessage_changelist") + f"?mesa={obj.pk}",
                 gettext("Chat de la mesa"),
             )
-        )
-        links.append(
-            (
-                reverse("admin:accounts_report_changelist")
-                + f"?estado=todas&table__id__exact={obj.pk}",
-                gettext("Denuncias de esta partida"),
-            )
-        )
+        ]
         if obj.record is not None:
             links.append((reverse("game_record", args=[obj.pk]), gettext("Registro en JSON")))
-        return format_html_join(" · ", '<a href="{}">{}</a>', links)
+        return links
 
-    # -- cancelling games --------------------------------------------------------------------
-    def _cancel(
-        self, request: HttpRequest, tables: Any, *, action: str = "", back_url: str = ""
-    ) -> HttpResponse | None:
-        moderator = request.user
-        return measure_page(
-            self,
-            request,
-            tables,
-            form_class=RequiredReasonForm,
-            title=_("Cancelar partidas en juego"),
-            intro=_(
-                "Las partidas se cancelan sin puntuar para el ranking; su registro se conserva "
-                "y los jugadores vuelven al vestíbulo con el motivo."
-            ),
-            submit=_("Cancelar las partidas"),
-            apply=lambda table, data: moderation.cancel_game(moderator, table, data["reason"]),
-            done=lambda n: gettext("Partidas canceladas: %(n)d.") % {"n": n},
-            action=action,
-            back_url=back_url,
-        )
-
-    @admin.action(description=_("Cancelar las partidas en juego elegidas…"), permissions=["change"])
-    def cancel_games(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        playing = queryset.filter(status=Table.Status.PLAYING)
-        if not playing.exists():
-            self.message_user(
-                request,
-                gettext("Ninguna de esas mesas tiene una partida en juego."),
-                messages.WARNING,
-            )
-            return None
-        return self._cancel(request, playing, action="cancel_games")
-
-    def get_urls(self) -> list:
-        return [
-            path(
-                "<path:object_id>/cancelar/",
-                self.admin_site.admin_view(self.cancel_view),
-                name="games_table_cancel",
-            ),
-            *super().get_urls(),
-        ]
-
-    def cancel_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        table = self.get_object(request, object_id)
-        if table is None:
-            raise Http404
-        if not self.has_change_permission(request, table):
-            raise PermissionDenied
-        change_url = reverse("admin:games_table_change", args=[table.pk])
-        response = self._cancel(request, [table], back_url=change_url)
-        return response if response is not None else HttpResponseRedirect(change_url)
-
-    # -- the ladders -------------------------------------------------------------------------
-    @admin.action(
-        description=_("Recalcular el ranking desde las partidas terminadas…"),
-        permissions=["change"],
-    )
-    def recompute_ratings(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        moderator = request.user
-        # The ladders are rebuilt from every finished game, whichever tables were ticked.
-        return measure_page(
-            self,
-            request,
-            queryset,
-            form_class=OptionalReasonForm,
-            title=_("Recalcular el ranking"),
-            intro=_(
-                "Se vuelven a calcular todas las clasificaciones Elo a partir de las partidas "
-                "terminadas y puntuadas, en el orden en que se aplicaron. Los jugadores "
-                "expulsados no aparecen en las clasificaciones mientras dure la expulsión."
-            ),
-            submit=_("Recalcular"),
-            apply=lambda _none, data: moderation.recompute_ratings(moderator, data["reason"]),
-            done=lambda _n: gettext("Ranking recalculado."),
-            action="recompute_ratings",
-            once=True,
-        )
+    @admin.display(description=_("Medidas"))
+    def measures(self, obj: Table) -> str:
+        return format_html_join(" · ", '<a href="{}">{}</a>', self.measure_links(obj))
 
 
 class ChatTableFilter(admin.SimpleListFilter):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import override
 
 from .services import ServiceError, group_name, live, state_text
-from .sockets import CLOSE_LOGIN_REQUIRED, CLOSE_REFUSED
+from .socket_codes import CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED
 
 MAX_MESSAGE_BYTES = 4096
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
@@ -52,7 +52,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
         except ServiceError as exc:
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.close(code=CLOSE_LOGIN_REQUIRED if exc.code == "login" else CLOSE_REFUSED)
+            await self.close(code=CLOSE_NOT_LOGGED_IN if exc.code == "login" else CLOSE_REFUSED)
             return
         self.joined = True
         self.seat_key, self.language = welcome.key, welcome.language
@@ -139,6 +139,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(event["message"]))
 
     async def user_banned(self, event: dict[str, Any]) -> None:
-        """A moderator banned a player: close that player's socket."""
+        """`socket_codes.USER_BANNED`: a moderator banned a player (`moderation.actions.ban`)."""
         if self.scope["user"].pk == event.get("user_id"):
             await self.close(code=CLOSE_REFUSED)

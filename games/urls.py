@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import report_views, views
+from . import views
 
 app_name = "games"
 
@@ -18,5 +18,4 @@ urlpatterns = [
     path("<int:table_id>/cerrar/", views.close, name="close"),
     path("<int:table_id>/bots/", views.fill_bots, name="fill_bots"),
     path("<int:table_id>/revancha/", views.rematch, name="rematch"),
-    path("<int:table_id>/denunciar/", report_views.report_player, name="report"),
 ]

@@ -20,6 +20,7 @@ urlpatterns = [
     path("reglas/", TemplateView.as_view(template_name="pages/rules.html"), name="rules"),
     path("", include(accounts_patterns)),
     path("mesas/", include("games.urls")),
+    path("mesas/", include("moderation.urls")),
     path("partidas/", include("rankings.game_urls")),
     path("ranking/", include("rankings.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -49,7 +49,6 @@ def game_url(table_id: int) -> str:
     return _url_patterns()[1].replace("987654321", str(table_id))
 
 
-
 def parse_mode(value: str | None, *, allow_all: bool = False) -> str:
     if value in Mode.values:
         return value
@@ -91,7 +90,6 @@ class Page:
     @property
     def offset(self) -> int:
         return (self.number - 1) * self.per_page
-
 
 
 # --------------------------------------------------------------------------------------------

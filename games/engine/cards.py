@@ -51,6 +51,5 @@ HAND_BIT: dict[str, tuple[int, ...]] = {
 }
 
 
-
 def code(card: int) -> str:
     return CODES[card]

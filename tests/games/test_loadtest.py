@@ -46,7 +46,7 @@ def test_the_players_of_a_finished_game_move_on_to_a_new_table_and_play_it() -> 
             client.url = url
         playing = asyncio.create_task(loadtest.run_clients(clients, 8, 0.2, 50))
         await asyncio.sleep(2)
-        if not await sync_to_async(services.cancel_game)(first, "fin de la prueba"):
+        if not await sync_to_async(services.cancel_game)(first, Table.CancelReason.SYSTEM):
             # An órdago accepted in the first two seconds ended the game on its own (CI saw it).
             status = await Table.objects.filter(pk=first).values_list("status", flat=True).aget()
             assert status == Table.Status.FINISHED

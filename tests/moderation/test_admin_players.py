@@ -11,8 +11,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import ModerationAction, User
+from accounts.models import User
 from games.models import Table
+from moderation.models import ModerationAction
 
 from .conftest import (
     BACKEND,
@@ -152,6 +153,19 @@ def test_the_ban_form_on_a_players_page_bans_and_returns_to_the_page(
     assert not User.objects.get(pk=player.pk).is_banned
 
 
+def test_the_measure_page_names_the_players_and_leads_back_without_changing_anything(
+    admin_client: Client, make_user: Callable[..., User]
+) -> None:
+    player = make_user("pilar", display_name="La Sota")
+    page = admin_client.get(measure_url(player, "silenciar"))
+    assert page.templates[0].name == "moderation/admin/measure.html"
+    html = page.content.decode()
+    assert '<ul class="moderation-objects">' in html and "La Sota" in html
+    back = reverse("admin:accounts_user_change", args=[player.pk])
+    assert f'href="{back}" class="button cancel-link">Volver sin cambiar nada</a>' in html
+    assert not User.objects.get(pk=player.pk).is_muted
+
+
 def test_an_unknown_measure_is_404(admin_client: Client, make_user: Callable[..., User]) -> None:
     player = make_user("pilar")
     assert admin_client.get(measure_url(player, "fusilar")).status_code == 404
@@ -245,5 +259,5 @@ def test_staff_with_the_change_permission_can_ban(
     response = confirm_post(client, USERS, "ban_players", [player.pk], reason="Insultos")
     assert response.status_code == 302
     assert User.objects.get(pk=player.pk).is_banned
-    log = client.get(reverse("admin:accounts_moderationaction_changelist"))
+    log = client.get(reverse("admin:moderation_moderationaction_changelist"))
     assert log.status_code == 200 and "pilar" in log.content.decode()

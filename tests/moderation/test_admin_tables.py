@@ -1,4 +1,4 @@
-"""The table admin: lists, search, the record and the chat, cancelling games, the ladders."""
+"""The table admin: lists, search, the record and the chat, cancelling games."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import ModerationAction, User
+from accounts.models import User
 from games import services
 from games.models import ChatMessage, Table
+from moderation import actions
+from moderation.models import ModerationAction
 from rankings import services as rating_services
 
-from .conftest import action_post, confirm_post, ended_table, seat_all, started_table
+from .conftest import action_post, confirm_post, seat_all, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -154,8 +155,8 @@ def test_cancelling_tables_that_are_not_playing_changes_nothing(
     assert response.status_code == 302
     assert Table.objects.get(pk=table.pk).status == Table.Status.OPEN
     assert not ModerationAction.objects.exists()
-    with pytest.raises(moderation.ModerationError):
-        moderation.cancel_game(None, table, "motivo")
+    with pytest.raises(actions.ModerationError):
+        actions.cancel_game(None, table, "motivo")
 
 
 def test_cancelling_from_a_tables_page_returns_to_it(
@@ -188,29 +189,3 @@ def test_the_chat_admin_searches_text_and_player_and_filters_by_table(
     assert (
         admin_client.post(reverse("admin:games_chatmessage_delete", args=[a.pk]), {"post": "yes"})
     ).status_code == 403
-
-
-def test_recomputing_the_ladders_runs_the_rankings_command_and_is_logged(
-    admin_client: Client, four_players: list[User]
-) -> None:
-    table = ended_table(four_players)
-    first = action_post(admin_client, TABLES, "recompute_ratings", [table.pk])
-    assert first.status_code == 200 and 'name="confirmar"' in first.content.decode()
-    done = confirm_post(
-        admin_client, TABLES, "recompute_ratings", [table.pk], reason="Tras corregir partidas"
-    )
-    assert done.status_code == 302
-    entry = ModerationAction.objects.get()
-    assert entry.kind == "recalcular" and entry.reason == "Tras corregir partidas"
-    assert "rated games" in entry.details["output"]
-
-
-def test_recomputing_says_so_when_the_rankings_command_is_missing(
-    admin_client: Client, four_players: list[User], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(moderation, "RANKINGS_COMMAND", "no_such_command")
-    table = ended_table(four_players)
-    confirm_post(admin_client, TABLES, "recompute_ratings", [table.pk])
-    messages = [str(m) for m in admin_client.get(TABLES).context["messages"]]
-    assert any("no_such_command" in m for m in messages)
-    assert not ModerationAction.objects.exists()

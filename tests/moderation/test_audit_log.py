@@ -8,17 +8,18 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts import moderation
-from accounts.models import ModerationAction, User
+from accounts.models import User
+from moderation import actions
+from moderation.models import ModerationAction
 
 pytestmark = pytest.mark.django_db
 
-LOG = reverse("admin:accounts_moderationaction_changelist")
+LOG = reverse("admin:moderation_moderationaction_changelist")
 
 
 @pytest.fixture
 def entry(make_user: Callable[..., User], moderator: User) -> ModerationAction:
-    return moderation.mute(moderator, make_user("pilar"), "Insultos en el chat")
+    return actions.mute(moderator, make_user("pilar"), "Insultos en el chat")
 
 
 def test_the_log_lists_who_what_to_whom_when_and_why(
@@ -29,7 +30,7 @@ def test_the_log_lists_who_what_to_whom_when_and_why(
     page = response.content.decode()
     for text in ("moderadora", "pilar", "Insultos en el chat", "Silencio"):
         assert text in page
-    detail = admin_client.get(reverse("admin:accounts_moderationaction_change", args=[entry.pk]))
+    detail = admin_client.get(reverse("admin:moderation_moderationaction_change", args=[entry.pk]))
     assert detail.status_code == 200
     assert 'name="_save"' not in detail.content.decode()
 
@@ -37,7 +38,7 @@ def test_the_log_lists_who_what_to_whom_when_and_why(
 def test_the_log_filters_by_kind_and_searches_names(
     admin_client: Client, entry: ModerationAction, make_user: Callable[..., User], moderator: User
 ) -> None:
-    other = moderation.ban(moderator, make_user("pepe"), "Trampas")
+    other = actions.ban(moderator, make_user("pepe"), "Trampas")
     by_kind = admin_client.get(LOG, {"kind__exact": "expulsar"}).context["cl"].queryset
     assert list(by_kind) == [other]
     by_name = admin_client.get(LOG, {"q": "pilar"}).context["cl"].queryset
@@ -47,7 +48,7 @@ def test_the_log_filters_by_kind_and_searches_names(
 def test_nobody_can_add_to_the_log_in_the_admin_not_even_a_superuser(
     admin_client: Client,
 ) -> None:
-    add = reverse("admin:accounts_moderationaction_add")
+    add = reverse("admin:moderation_moderationaction_add")
     assert admin_client.get(add).status_code == 403
     assert admin_client.post(add, {"kind": "expulsar", "reason": "falso"}).status_code == 403
     assert not ModerationAction.objects.exists()
@@ -56,7 +57,7 @@ def test_nobody_can_add_to_the_log_in_the_admin_not_even_a_superuser(
 def test_nobody_can_change_an_entry_in_the_admin_not_even_a_superuser(
     admin_client: Client, entry: ModerationAction
 ) -> None:
-    url = reverse("admin:accounts_moderationaction_change", args=[entry.pk])
+    url = reverse("admin:moderation_moderationaction_change", args=[entry.pk])
     response = admin_client.post(url, {"reason": "otra cosa", "kind": "readmitir"})
     assert response.status_code == 403
     entry.refresh_from_db()
@@ -66,7 +67,7 @@ def test_nobody_can_change_an_entry_in_the_admin_not_even_a_superuser(
 def test_nobody_can_delete_an_entry_in_the_admin_not_even_a_superuser(
     admin_client: Client, entry: ModerationAction
 ) -> None:
-    url = reverse("admin:accounts_moderationaction_delete", args=[entry.pk])
+    url = reverse("admin:moderation_moderationaction_delete", args=[entry.pk])
     assert admin_client.get(url).status_code == 403
     assert admin_client.post(url, {"post": "yes"}).status_code == 403
     bulk = admin_client.post(
@@ -97,12 +98,12 @@ def test_every_measure_writes_one_entry(
     from .conftest import started_table
 
     player = make_user("pilar")
-    moderation.ban(moderator, player, "a")
-    moderation.unban(moderator, player, "b")
-    moderation.mute(moderator, player, "c")
-    moderation.unmute(moderator, player, "d")
+    actions.ban(moderator, player, "a")
+    actions.unban(moderator, player, "b")
+    actions.mute(moderator, player, "c")
+    actions.unmute(moderator, player, "d")
     table = started_table(four_players)
-    moderation.cancel_game(moderator, table, "e")
+    actions.cancel_game(moderator, table, "e")
     kinds = list(ModerationAction.objects.order_by("pk").values_list("kind", "reason"))
     assert kinds == [
         ("expulsar", "a"),

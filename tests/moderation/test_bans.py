@@ -13,10 +13,11 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import ModerationAction, User
-from games import services
+from accounts.models import User
+from games import services, socket_codes
 from games.models import Seat, Table
+from moderation import actions
+from moderation.models import ModerationAction
 from rankings import queries
 from rankings import services as rating_services
 from rankings.models import PlayerRating
@@ -32,7 +33,7 @@ def test_a_ban_sets_the_fields_and_writes_who_what_to_whom_when_and_why(
 ) -> None:
     player = four_players[1]
     until = timezone.now() + timedelta(days=3)
-    entry = moderation.ban(moderator, player, REASON, until)
+    entry = actions.ban(moderator, player, REASON, until)
     player.refresh_from_db()
     assert player.is_banned
     assert player.banned_until == until
@@ -52,7 +53,7 @@ def test_a_ban_ends_every_session_of_the_player_and_no_one_elses(
     for _ in range(2):
         session_cookie_for(player)
     session_cookie_for(other)
-    moderation.ban(moderator, player, REASON)
+    actions.ban(moderator, player, REASON)
     owners = [s.get_decoded().get("_auth_user_id") for s in Session.objects.all()]
     assert owners == [str(other.pk)]
     entry = ModerationAction.objects.get(kind="expulsar")
@@ -64,14 +65,14 @@ def test_a_banned_player_cannot_log_in_until_unbanned(
     client: Client, make_user: Callable[..., User], moderator: User
 ) -> None:
     player = make_user("pilar")
-    moderation.ban(moderator, player, REASON)
+    actions.ban(moderator, player, REASON)
     refused = client.post(
         "/cuentas/entrar/", {"username": "pilar", "password": "Contraseña-muy-segura-1"}
     )
     assert refused.status_code == 200
     assert "_auth_user_id" not in client.session
     assert REASON in refused.content.decode()
-    moderation.unban(moderator, player, "Recurso aceptado")
+    actions.unban(moderator, player, "Recurso aceptado")
     player.refresh_from_db()
     assert not player.is_banned and player.banned_at is None and player.ban_reason == ""
     welcome = client.post(
@@ -89,7 +90,7 @@ def test_a_signed_in_player_is_logged_out_by_a_ban(
     player = make_user("pilar")
     client.force_login(player, backend="accounts.backends.ActiveAccountBackend")
     assert client.get("/").context["user"].is_authenticated
-    moderation.ban(moderator, player, REASON)
+    actions.ban(moderator, player, REASON)
     assert not client.get("/").context["user"].is_authenticated
 
 
@@ -98,7 +99,7 @@ def test_a_ban_before_the_start_takes_the_player_off_the_open_table(
     four_players: list[User], moderator: User
 ) -> None:
     table = seat_all(four_players)
-    moderation.ban(moderator, four_players[2], REASON)
+    actions.ban(moderator, four_players[2], REASON)
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN
     assert sorted(table.seats.values_list("seat", flat=True)) == [0, 1, 3]
@@ -112,7 +113,7 @@ def test_a_ban_of_the_host_of_an_open_table_closes_it(
     four_players: list[User], moderator: User
 ) -> None:
     table = seat_all(four_players)
-    moderation.ban(moderator, four_players[0], REASON)
+    actions.ban(moderator, four_players[0], REASON)
     table.refresh_from_db()
     assert table.status == Table.Status.CLOSED
     assert not Seat.objects.filter(table=table).exists()
@@ -126,7 +127,7 @@ def test_a_ban_of_a_player_at_no_table_touches_no_table(
 ) -> None:
     table = started_table(four_players)
     loner = make_user("solitario")
-    moderation.ban(moderator, loner, REASON)
+    actions.ban(moderator, loner, REASON)
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
     assert ModerationAction.objects.get(kind="expulsar").table is None
@@ -141,8 +142,8 @@ def test_a_ban_needs_a_reason_and_an_end_in_the_future(
     four_players: list[User], moderator: User, reason: str, days: int | None, message: str
 ) -> None:
     until = timezone.now() + timedelta(days=days) if days is not None else None
-    with pytest.raises(moderation.ModerationError) as refused:
-        moderation.ban(moderator, four_players[0], reason, until)
+    with pytest.raises(actions.ModerationError) as refused:
+        actions.ban(moderator, four_players[0], reason, until)
     assert message in str(refused.value)
     four_players[0].refresh_from_db()
     assert not four_players[0].is_banned
@@ -151,10 +152,10 @@ def test_a_ban_needs_a_reason_and_an_end_in_the_future(
 
 @pytest.mark.django_db
 def test_a_moderator_cannot_ban_or_mute_themselves(moderator: User) -> None:
-    with pytest.raises(moderation.ModerationError):
-        moderation.ban(moderator, moderator, REASON)
-    with pytest.raises(moderation.ModerationError):
-        moderation.mute(moderator, moderator, REASON)
+    with pytest.raises(actions.ModerationError):
+        actions.ban(moderator, moderator, REASON)
+    with pytest.raises(actions.ModerationError):
+        actions.mute(moderator, moderator, REASON)
     moderator.refresh_from_db()
     assert not moderator.is_banned and not moderator.is_muted
 
@@ -164,7 +165,7 @@ def test_a_temporary_ban_is_over_when_its_end_passes(
     four_players: list[User], moderator: User
 ) -> None:
     player = four_players[0]
-    moderation.ban(moderator, player, REASON, timezone.now() + timedelta(hours=1))
+    actions.ban(moderator, player, REASON, timezone.now() + timedelta(hours=1))
     assert User.objects.get(pk=player.pk).is_banned
     User.objects.filter(pk=player.pk).update(banned_until=timezone.now() - timedelta(seconds=1))
     assert not User.objects.get(pk=player.pk).is_banned
@@ -176,10 +177,10 @@ def test_a_banned_player_is_hidden_from_the_leaderboard_while_banned(
 ) -> None:
     for i, player in enumerate(four_players):
         PlayerRating.objects.create(user=player, mode="4-reyes", rating=1600 - i, games=3)
-    moderation.ban(moderator, four_players[0], REASON, timezone.now() + timedelta(days=7))
+    actions.ban(moderator, four_players[0], REASON, timezone.now() + timedelta(days=7))
     page, _query = queries.leaderboard("4-reyes")
     assert [r.user_id for r in page.rows] == [p.pk for p in four_players[1:]]
-    moderation.unban(moderator, four_players[0])
+    actions.unban(moderator, four_players[0])
     page, _query = queries.leaderboard("4-reyes")
     assert page.rows[0].user_id == four_players[0].pk
 
@@ -224,13 +225,13 @@ async def test_a_ban_during_a_game_cancels_it_closes_the_players_socket_and_tell
     comms = [await connect(table, p) for p in four_players]
     for comm in comms:
         await drain(comm)
-    await database_sync_to_async(moderation.ban)(moderator, four_players[2], REASON)
+    await database_sync_to_async(actions.ban)(moderator, four_players[2], REASON)
 
-    assert await close_code(comms[2]) == moderation.BANNED_CLOSE_CODE
+    assert await close_code(comms[2]) == socket_codes.CLOSE_REFUSED
     for i in (0, 1, 3):
         state = await state_with_status(comms[i], "cancelada")
         assert state["phase"] == "cancelada"
-        assert state["cancel_reason"] == moderation.BAN_CANCEL_REASON
+        assert state["cancel_reason"] == Table.CancelReason.BANNED
         assert state["you"]["legal"] == []
         assert REASON not in json.dumps(state)  # the ban's reason is the moderators' business
         # Their own sockets stay open.
@@ -256,8 +257,8 @@ async def test_a_banned_player_cannot_open_a_table_socket_again(
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
     cookie = await database_sync_to_async(session_cookie_for)(four_players[1])
-    await database_sync_to_async(moderation.ban)(moderator, four_players[1], REASON)
+    await database_sync_to_async(actions.ban)(moderator, four_players[1], REASON)
     comm = communicator(table.pk, cookie)
     connected, code = await comm.connect()
     assert not connected
-    assert code in (4401, 4403)
+    assert code in (socket_codes.CLOSE_NOT_LOGGED_IN, socket_codes.CLOSE_REFUSED)

@@ -12,9 +12,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import ModerationAction, User
+from accounts.models import User
 from games.models import ChatMessage, Table
+from moderation import actions
+from moderation.models import ModerationAction
 
 from .conftest import communicator, confirm_post, receive, session_cookie_for, started_table
 
@@ -26,10 +27,10 @@ def test_a_mute_without_end_and_its_end_are_logged(
     four_players: list[User], moderator: User
 ) -> None:
     player = four_players[3]
-    moderation.mute(moderator, player, "Insultos en el chat")
+    actions.mute(moderator, player, "Insultos en el chat")
     player.refresh_from_db()
     assert player.muted and player.muted_until is None and player.is_muted
-    moderation.unmute(moderator, player, "Se ha disculpado")
+    actions.unmute(moderator, player, "Se ha disculpado")
     player.refresh_from_db()
     assert not player.is_muted
     kinds = list(ModerationAction.objects.order_by("pk").values_list("kind", "target_id", "reason"))
@@ -43,7 +44,7 @@ def test_a_mute_without_end_and_its_end_are_logged(
 def test_a_mute_with_an_end_lasts_until_then(four_players: list[User], moderator: User) -> None:
     player = four_players[3]
     until = timezone.now() + timedelta(hours=2)
-    entry = moderation.mute(moderator, player, "Spam", until)
+    entry = actions.mute(moderator, player, "Spam", until)
     player.refresh_from_db()
     assert player.is_muted and not player.muted and player.muted_until == until
     assert entry.until == until
@@ -53,8 +54,8 @@ def test_a_mute_with_an_end_lasts_until_then(four_players: list[User], moderator
 
 @pytest.mark.django_db
 def test_a_mute_needs_a_reason(four_players: list[User], moderator: User) -> None:
-    with pytest.raises(moderation.ModerationError):
-        moderation.mute(moderator, four_players[0], " ")
+    with pytest.raises(actions.ModerationError):
+        actions.mute(moderator, four_players[0], " ")
     assert not User.objects.get(pk=four_players[0].pk).is_muted
 
 
@@ -109,7 +110,7 @@ async def test_a_player_muted_while_connected_is_refused_at_once(
     table = await database_sync_to_async(started_table)(four_players)
     comm = await join(table, four_players[1])
     await next_of(comm, "chat_history")
-    await database_sync_to_async(moderation.mute)(moderator, four_players[1], "Insultos")
+    await database_sync_to_async(actions.mute)(moderator, four_players[1], "Insultos")
     await comm.send_to(text_data=json.dumps({"type": "chat", "text": "hola"}))
     reply = await receive(comm)
     await comm.disconnect()

@@ -10,19 +10,20 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import ModerationAction, Report, User
+from accounts.models import User
 from games import services
 from games.models import Table
+from moderation.models import ModerationAction, Report
 
 from .conftest import BACKEND, action_post, confirm_post, ended_table, seat_all, started_table
 
 pytestmark = pytest.mark.django_db
 
-QUEUE = reverse("admin:accounts_report_changelist")
+QUEUE = reverse("admin:moderation_report_changelist")
 
 
 def report_url(table: Table) -> str:
-    return reverse("games:report", args=[table.pk])
+    return reverse("moderation:report", args=[table.pk])
 
 
 def signed_in(client: Client, user: User) -> Client:
@@ -36,7 +37,7 @@ def errors_of(response) -> str:
 
 
 def test_the_report_url_is_under_the_table() -> None:
-    assert reverse("games:report", args=[7]) == "/mesas/7/denunciar/"
+    assert reverse("moderation:report", args=[7]) == "/mesas/7/denunciar/"
 
 
 def test_the_form_offers_the_other_human_players_of_the_game(
@@ -52,6 +53,30 @@ def test_the_form_offers_the_other_human_players_of_the_game(
     assert 'name="csrfmiddlewaretoken"' in page
     for reason in ("insultos", "trampas", "abandono", "nombre", "otro"):
         assert f'value="{reason}"' in page
+
+
+def test_the_report_form_is_in_english_for_an_english_player(
+    client: Client, four_players: list[User]
+) -> None:
+    table = ended_table(four_players)
+    User.objects.filter(pk=four_players[0].pk).update(language="en")
+    page = signed_in(client, four_players[0]).get(report_url(table)).content.decode()
+    for text in ("Report a player", "Insults or harassment", "Send the report", "Back to the game"):
+        assert text in page
+    assert "Enviar la denuncia" not in page
+
+
+def test_the_measure_page_is_in_english_for_an_english_moderator(
+    admin_client: Client, four_players: list[User], moderator: User
+) -> None:
+    table = ended_table(four_players)
+    User.objects.filter(pk=moderator.pk).update(language="en")
+    page = action_post(
+        admin_client, reverse("admin:games_table_changelist"), "recompute_ratings", [table.pk]
+    ).content.decode()
+    for text in ("Recalculate the ranking", "Go back without changing anything", "Home"):
+        assert text in page
+    assert "Volver sin cambiar nada" not in page
 
 
 @pytest.mark.parametrize("status", [Table.Status.FINISHED, Table.Status.CANCELLED])
@@ -176,10 +201,10 @@ def test_one_open_report_per_reporter_reported_and_game(
     assert client.post(report_url(table), data).status_code == 302
     assert Report.objects.count() == 3
     # Once resolved, the same report can be made again.
-    from accounts import moderation
+    from moderation import actions
 
     first = Report.objects.get(reporter=four_players[0], reported=four_players[1])
-    moderation.resolve_report(moderator, first, Report.Resolution.NO_ACTION)
+    actions.resolve_report(moderator, first, Report.Resolution.NO_ACTION)
     signed_in(client, four_players[0])
     assert client.post(report_url(table), data).status_code == 302
 
@@ -243,10 +268,10 @@ def test_the_queue_shows_open_reports_unless_told_otherwise(
 def test_a_report_cannot_be_added_or_deleted_in_the_admin(
     admin_client: Client, reports: list[Report]
 ) -> None:
-    assert admin_client.get(reverse("admin:accounts_report_add")).status_code == 403
-    url = reverse("admin:accounts_report_delete", args=[reports[0].pk])
+    assert admin_client.get(reverse("admin:moderation_report_add")).status_code == 403
+    url = reverse("admin:moderation_report_delete", args=[reports[0].pk])
     assert admin_client.post(url, {"post": "yes"}).status_code == 403
-    detail = admin_client.get(reverse("admin:accounts_report_change", args=[reports[0].pk]))
+    detail = admin_client.get(reverse("admin:moderation_report_change", args=[reports[0].pk]))
     assert detail.status_code == 200
 
 
@@ -318,10 +343,10 @@ def test_a_resolved_report_is_not_resolved_again(
 def test_resolving_with_a_7_day_ban_never_shortens_a_longer_ban(
     admin_client: Client, reports: list[Report], moderator: User
 ) -> None:
-    from accounts import moderation
+    from moderation import actions
 
     reported = User.objects.get(pk=reports[0].reported_id)
-    moderation.ban(moderator, reported, "Trampas reiteradas")  # no end
+    actions.ban(moderator, reported, "Trampas reiteradas")  # no end
     confirm_post(admin_client, QUEUE, "resolve_ban", [reports[0].pk], note="Otra vez")
     reported.refresh_from_db()
     assert reported.is_banned and reported.banned_until is None

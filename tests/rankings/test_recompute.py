@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from accounts.models import User
 from games.models import Table
-from rankings import services
+from rankings import services, tasks
 from rankings.models import PlayerRating, RatedGame, RatingChange
 
 from .conftest import finished_game
@@ -70,6 +70,27 @@ def test_the_check_reports_a_tampered_ladder_and_recompute_repairs_it(
         call_command("recompute_ratings", "--check")
     call_command("recompute_ratings")
     assert snapshot() == honest
+
+
+def test_the_recompute_task_repairs_a_tampered_ladder_and_sums_up_what_it_did(
+    players: Callable[[int], list[User]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tasks, "DIFFERENCES_SHOWN", 3)
+    play_season(players(6), 12, seed=2)
+    honest = snapshot()
+    summary = tasks.recompute_ratings_task()
+    assert summary["differences"] == 0
+    assert summary["output"].endswith("The stored ladders equal the recomputed ones.")
+    PlayerRating.objects.update(rating=3000)
+    summary = tasks.recompute_ratings_task()
+    assert snapshot() == honest
+    assert summary["games"] == RatedGame.objects.count() and summary["changes"] > 0
+    assert summary["differences"] > 3
+    lines = summary["output"].splitlines()
+    assert lines[0].startswith(f"{summary['games']} rated games, {summary['ladders']} player")
+    assert len(lines) == 1 + 3 + 2  # the first three differences, «… and n more», the end
+    assert lines[-2] == f"  … and {summary['differences'] - 3} more"
+    assert lines[-1] == "The stored ladders were replaced."
 
 
 def test_games_whose_task_was_lost_are_rated_by_rate_pending(

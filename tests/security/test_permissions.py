@@ -12,9 +12,10 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from accounts.models import Report, User
+from accounts.models import User
 from games import services
 from games.models import Seat, Table
+from moderation.models import Report
 
 from .conftest import (
     BACKEND,
@@ -150,8 +151,8 @@ def test_a_private_table_needs_its_invitation_to_be_seen_or_sat_at(
 ADMIN_PAGES = [
     "admin:index",
     "admin:accounts_user_changelist",
-    "admin:accounts_report_changelist",
-    "admin:accounts_moderationaction_changelist",
+    "admin:moderation_report_changelist",
+    "admin:moderation_moderationaction_changelist",
     "admin:games_table_changelist",
     "admin:games_chatmessage_changelist",
 ]
@@ -220,7 +221,7 @@ POST_ENDPOINTS = [
     ("games:fill_bots", True, {}),
     ("games:rematch", True, {}),
     ("games:leave_practice", True, {}),
-    ("games:report", True, {"jugador": "p1", "motivo": "insultos"}),
+    ("moderation:report", True, {"jugador": "p1", "motivo": "insultos"}),
     ("accounts:logout", False, {}),
     ("accounts:settings", False, {"display_name": "Hack"}),
     ("accounts:password_change", False, {}),

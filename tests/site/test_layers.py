@@ -10,7 +10,7 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNTIME_APPS = ("accounts", "games", "rankings", "musweb")
+RUNTIME_APPS = ("accounts", "games", "rankings", "moderation", "musweb")
 MAX_LINES = 500
 
 
@@ -95,7 +95,7 @@ def test_the_engine_imports_nothing_of_the_site(graph: grimp.ImportGraph) -> Non
 def test_no_runtime_module_outside_the_engine_is_over_500_lines() -> None:
     sources = [
         path
-        for app in (*RUNTIME_APPS, "moderation", "static")
+        for app in (*RUNTIME_APPS, "static")
         if (ROOT / app).exists()
         for path in (ROOT / app).rglob("*")
         if path.suffix in (".py", ".js")

@@ -15,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from rankings import services
+from rankings.tasks import summary_line
 
 
 class Command(BaseCommand):
@@ -29,10 +30,7 @@ class Command(BaseCommand):
         started = time.perf_counter()
         ladder, differences = services.recompute(write=not check)
         seconds = time.perf_counter() - started
-        self.stdout.write(
-            f"{len(ladder.games)} rated games, {len(ladder.ratings)} player ladders,"
-            f" {len(ladder.changes)} rating changes in {seconds:.1f} s"
-        )
+        self.stdout.write(summary_line(ladder, seconds))
         if not differences:
             self.stdout.write(self.style.SUCCESS("The stored ladders equal the recomputed ones."))
             return

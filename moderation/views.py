@@ -1,6 +1,6 @@
 """Reporting another player of a finished or cancelled game (`/mesas/<id>/denunciar/`).
 
-Reports go to the moderators' queue in the admin (`accounts.admin.ReportAdmin`).
+Reports go to the moderators' queue in the admin (`moderation.admin.ReportAdmin`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from accounts.models import Report, User
+from accounts.models import User
+from games.models import Table
 
-from .models import Table
+from .models import Report
 
 REPORTABLE = (Table.Status.FINISHED, Table.Status.CANCELLED)
 TEXT_MAX = 1000
@@ -122,7 +123,7 @@ class ReportForm(forms.Form):
 def _refuse(request: HttpRequest, table: Table, message: str, status: int) -> HttpResponse:
     return render(
         request,
-        "games/report_refused.html",
+        "moderation/report_refused.html",
         {"table": table, "message": message},
         status=status,
     )
@@ -171,5 +172,5 @@ def report_player(request: HttpRequest, table_id: int) -> HttpResponse:
                     request, _("Denuncia enviada. Un moderador la revisará. Gracias por avisar.")
                 )
                 return redirect("game_detail", table.pk)
-        return render(request, "games/report.html", {"table": table, "form": form}, status=400)
-    return render(request, "games/report.html", {"table": table, "form": form})
+        return render(request, "moderation/report.html", {"table": table, "form": form}, status=400)
+    return render(request, "moderation/report.html", {"table": table, "form": form})

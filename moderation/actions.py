@@ -2,6 +2,7 @@
 
 The admin (and anything else) calls these functions; each one applies the change through the
 game service layer where tables are concerned and writes one `ModerationAction` to the audit log.
+Recomputing the ladders is queued to a Celery worker; the entry gets its result later.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .models import ModerationAction, Report, User
+from accounts.models import User
+from games import services
+from games.models import Table
+from games.socket_codes import USER_BANNED
+from rankings.tasks import recompute_ratings_task
+
+from . import tasks
+from .models import ModerationAction, Report
 
 log = logging.getLogger(__name__)
-
-#: `Table.cancel_reason` of a game cancelled because a player was banned (a code, like
-#: "abandono", that the table page can translate; the ban's own reason stays private).
-BAN_CANCEL_REASON = "expulsion"
-#: The socket close code a banned player's open table sockets get (as for a refused socket).
-BANNED_CLOSE_CODE = 4403
-RANKINGS_COMMAND = "recompute_ratings"
 
 
 class ModerationError(Exception):
@@ -155,9 +156,6 @@ def end_sessions(user: User) -> int:
 
 def _leave_live_table(user: User) -> tuple[int | None, str]:
     """Take a banned player away from their live table; return it and what happened."""
-    from games import services
-    from games.models import Table
-
     for _attempt in range(5):
         seat = services.live_seat_of(user)
         if seat is None:
@@ -184,13 +182,11 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
 
 def close_sockets(table_id: int, user_id: int) -> None:
     """Ask every socket of the table to close if it belongs to `user_id`."""
-    from games.services import group_name
-
     layer = get_channel_layer()
     if layer is None:  # pragma: no cover - always configured
         return
     async_to_sync(layer.group_send)(
-        group_name(table_id), {"type": "user.banned", "user_id": user_id}
+        services.group_name(table_id), {"type": USER_BANNED, "user_id": user_id}
     )
 
 
@@ -246,12 +242,9 @@ def unmute(
 # --------------------------------------------------------------------------------------------
 # Games.
 # --------------------------------------------------------------------------------------------
-def cancel_game(moderator: User | None, table: Any, reason: str) -> ModerationAction:
+def cancel_game(moderator: User | None, table: Table, reason: str) -> ModerationAction:
     """Cancel a game in progress: unrated, record kept; the reason stays in the audit log and
     the table's moderator note, players are told a moderator cancelled it."""
-    from games import services
-    from games.models import Table
-
     reason = (reason or "").strip()
     if not reason:
         raise ModerationError(_("Para cancelar una partida hace falta un motivo."))
@@ -262,21 +255,36 @@ def cancel_game(moderator: User | None, table: Any, reason: str) -> ModerationAc
 
 
 def recompute_ratings(moderator: User | None, reason: str = "") -> ModerationAction:
-    """Rebuild the Elo ladders with the rankings app's management command."""
-    from io import StringIO
+    """Have a Celery worker rebuild the Elo ladders (`rankings.recompute_ratings`).
 
-    from django.core.management import call_command, get_commands
-
-    if RANKINGS_COMMAND not in get_commands():
-        raise ModerationError(_("La orden «%(name)s» aún no existe.") % {"name": RANKINGS_COMMAND})
-    out = StringIO()
-    call_command(RANKINGS_COMMAND, stdout=out)
-    return record(
+    The audit-log entry is written first, with status `encargado`; the worker writes the result
+    into it when it is done (`moderation.tasks`). If the task cannot be queued (the broker is
+    down) the entry says so and the moderator is told.
+    """
+    entry = record(
         moderator,
         ModerationAction.Kind.RECOMPUTE,
         reason=(reason or "").strip(),
-        output=out.getvalue()[-2000:],
+        status=tasks.QUEUED,
     )
+
+    def enqueue() -> None:
+        try:
+            recompute_ratings_task.apply_async(
+                link=tasks.record_recompute.s(entry.pk),
+                link_error=tasks.record_recompute_failure.s(entry.pk),
+            )
+        except Exception as exc:
+            log.exception("could not queue the ladder recompute of entry %s", entry.pk)
+            tasks.finish_recompute(entry.pk, {"status": tasks.FAILED, "error": str(exc)[:500]})
+            raise ModerationError(
+                _("No se ha podido encargar el recálculo: %(error)s") % {"error": exc}
+            ) from exc
+
+    # After the entry is committed, so that the worker's callback finds it.
+    transaction.on_commit(enqueue)
+    entry.refresh_from_db()
+    return entry
 
 
 # --------------------------------------------------------------------------------------------
