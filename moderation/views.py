@@ -23,7 +23,6 @@ from games.models import Table
 
 from .models import Report
 
-REPORTABLE = (Table.Status.FINISHED, Table.Status.CANCELLED)
 TEXT_MAX = 1000
 
 
@@ -144,7 +143,7 @@ def report_player(request: HttpRequest, table_id: int) -> HttpResponse:
             _("Solo los jugadores de una partida pueden denunciar a otro jugador de ella."),
             403,
         )
-    if table.status not in REPORTABLE:
+    if not table.is_over:
         return _refuse(
             request,
             table,
