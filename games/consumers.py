@@ -64,7 +64,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not self.joined:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
-        await live.leave(self.table_id, self.scope["user"])
+        await live.leave(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:

@@ -74,6 +74,10 @@ class Table(models.Model):
         _("motivo de la cancelación"), max_length=10, choices=CancelReason.choices, blank=True
     )
     cancel_note = models.TextField(_("nota del moderador"), blank=True)
+    # The seat whose player used up their reconnection budget (RULES.md §8.3-8.4).
+    abandoned_seat = models.PositiveSmallIntegerField(
+        _("asiento abandonado"), null=True, blank=True
+    )
     # The table its players opened for a rematch once this game was over (services.rematch).
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
@@ -132,11 +136,20 @@ class Seat(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
     )
-    # True while the table is open or playing: a player sits at one live table at a time.
+    # True while the table is open or playing: a player sits at one live table at a time (bots,
+    # a fixed pool of accounts, sit at many and are never active).
     active = models.BooleanField(default=True)
+    # Open sockets of this player at this table (`Connection` rows, counted).
     connections = models.PositiveIntegerField(default=0)
+    # RULES.md §8.3: while the player is away the seat waits until `reconnect_deadline`, which
+    # is what is left of their budget for the game (`away_seconds` already spent)...
     disconnected_at = models.DateTimeField(null=True, blank=True)
     reconnect_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    away_seconds = models.FloatField(default=0)
+    # ... and their turn clock is stopped with `clock_left` seconds, for the step of the hand
+    # (`Table.step_version`) it was stopped in.
+    clock_left = models.FloatField(null=True, blank=True)
+    clock_step = models.PositiveIntegerField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -153,6 +166,52 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table_id}:{self.seat} {self.user_id}"
+
+
+class Connection(models.Model):
+    """An open table socket and the server process holding it: the sockets of a process that
+    died without closing them are found (its heartbeat stops) and dropped (RULES.md §8.3)."""
+
+    channel = models.CharField(max_length=100, unique=True)
+    process = models.CharField(max_length=64, db_index=True)
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="connections")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    opened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "user"])]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}:{self.user_id} @{self.process}"
+
+
+class ServerProcess(models.Model):
+    """A daphne process's heartbeat (`beat_at`, every few seconds while it runs)."""
+
+    name = models.CharField(max_length=64, primary_key=True)
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Abandonment(models.Model):
+    """A rated game a player left for good (RULES.md §8.4): charged as a loss to them alone,
+    counted on their profile, and repeated ones suspend them from sitting for a while."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="abandonments"
+    )
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="abandonment")
+    seat = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("abandono")
+        verbose_name_plural = _("abandonos")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @{self.table_id}"
 
 
 class ChatMessage(models.Model):

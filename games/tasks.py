@@ -6,7 +6,13 @@ from celery import shared_task
 from django.utils import timezone
 
 from .models import Seat, Table
-from .services import cancel_if_abandoned, play_bot_turn, play_defaults
+from .services import (
+    cancel_if_abandoned,
+    close_stale_rematches,
+    play_bot_turn,
+    play_defaults,
+    reap_silent_processes,
+)
 from .services.turns import BOT_TURN_TASK
 
 SWEEP_BATCH = 500
@@ -19,10 +25,11 @@ def sweep_deadlines() -> int:
     One sweep query a second replaced a Celery task per action (an ETA task held by the worker
     for every move): the sweep costs the same whatever the number of tables, and a deadline can
     never be lost with a worker. Abandoned seats (a reconnection window run out) cancel their
-    game here too, the same way.
+    game here too, the same way, after the sockets of a dead server process are dropped; and
+    rematches that were not all asked for in time close.
     """
+    done = reap_silent_processes()
     now = timezone.now()
-    done = 0
     overdue = Table.objects.filter(status=Table.Status.PLAYING, deadline__lt=now).values_list(
         "pk", "version"
     )
@@ -37,7 +44,7 @@ def sweep_deadlines() -> int:
     )
     for table_id in abandoned[:SWEEP_BATCH]:
         done += int(cancel_if_abandoned(table_id))
-    return done
+    return done + close_stale_rematches()
 
 
 @shared_task(name=BOT_TURN_TASK, ignore_result=True)

@@ -150,6 +150,12 @@ MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)
 MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
 MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
+# Presence that survives a crashed server process (RULES.md §8.3): each daphne process beats every
+# MUS_PROCESS_BEAT_SECONDS; the sockets of one silent for MUS_PROCESS_TIMEOUT_SECONDS are dropped.
+MUS_PROCESS_BEAT_SECONDS = env_int("MUS_PROCESS_BEAT_SECONDS", 5, minimum=1)
+MUS_PROCESS_TIMEOUT_SECONDS = env_int("MUS_PROCESS_TIMEOUT_SECONDS", 15, minimum=2)
+# A rematch table waits this long for its four players (RULES.md §8.5), then closes.
+MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
 # Database connections of each daphne process for moves on the event loop (services.act_async).
 MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
 

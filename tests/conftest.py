@@ -60,8 +60,9 @@ def _close_connection_pools(django_db_setup: None, django_db_blocker: object) ->
 def _close_async_database_connections() -> object:
     """The consumers' event-loop connection (games.services.act_async) dies with its test."""
     yield
-    from games.services import adb
+    from games.services import adb, connections
 
+    connections.forget_local_sockets()
     adb.close_all()
 
 

@@ -60,7 +60,8 @@ _NO_PILES: list = []
 #: The 40 card ids as bytes, for _parse_cards.
 _ALL_IDS = bytes(range(40))
 _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
-_RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands"))
+#: "ended" (how a cancelled game ended, GAME-RECORD.md) is kept for readers and not replayed.
+_RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands", "ended"))
 
 
 def _parse_cards(codes: Any, n: int | None) -> tuple[int, ...] | None:
@@ -108,7 +109,10 @@ def _bad_action(hi: int, ai: int, a: Any) -> RecordError:
         cards = a.get("cards")
         if type(cards) is not list or not all(type(c) is str for c in cards):
             return RecordError(hi, ai, "a descarte needs its list of card codes")
-    extra = sorted(map(str, set(a) - {"seat", "act", "to" if act == "envido" else "cards"}))
+    known = {"seat", "act", "by", "to" if act == "envido" else "cards"}
+    if a.get("by", "clock") != "clock":
+        return RecordError(hi, ai, "'by' can only be \"clock\"")
+    extra = sorted(map(str, set(a) - known))
     if not extra:
         return RecordError(hi, ai, "malformed action")
     return RecordError(hi, ai, f"unexpected field {extra[0][:30]!r} in a {act}")
@@ -191,7 +195,10 @@ def replay(record: Any, upto: int | None = None) -> Game:
                 raise _bad_action(hi, _index(actions, it), a) from None
             # (A seat of the wrong number is refused by the state machine, which compares it
             # with the seats that may act; a bool would compare equal to 0 or 1, hence the type.)
-            if type(seat) is not int or len(a) != arity:
+            # An action the turn clock played says so ("by": "clock"); it replays the same.
+            if type(seat) is not int or (
+                len(a) != arity and (len(a) != arity + 1 or a.get("by") != "clock")
+            ):
                 raise _bad_action(hi, _index(actions, it), a)
             try:
                 # (one call per shape, so the common one passes its Nones as constants; g._do

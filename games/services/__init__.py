@@ -15,9 +15,16 @@ Import the public names from here (`from games import services`); the socket's c
 `games.services.live`.
 """
 
+from .abandonment import check_may_sit, suspended_until
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
-from .connections import cancel_if_abandoned, player_connected, player_disconnected
+from .connections import (
+    beat,
+    cancel_if_abandoned,
+    reap_silent_processes,
+    socket_closed,
+    socket_opened,
+)
 from .errors import Conflict, ServiceError
 from .groups import collect_group_messages, group_name
 from .moves import Outcome, step_key
@@ -25,6 +32,7 @@ from .play import act, act_async, apply_action, cancel_game, play_defaults
 from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
 from .storage import game_of, live_seat_of, load_table, seat_number, seat_rows
 from .tables import (
+    close_stale_rematches,
     close_table,
     create_table,
     kick,
@@ -43,12 +51,15 @@ __all__ = [
     "act",
     "act_async",
     "apply_action",
+    "beat",
     "broadcast",
     "build_states",
     "can_view",
     "can_view_in",
     "cancel_game",
     "cancel_if_abandoned",
+    "check_may_sit",
+    "close_stale_rematches",
     "close_table",
     "collect_group_messages",
     "create_table",
@@ -64,17 +75,19 @@ __all__ = [
     "load_table",
     "play_bot_turn",
     "play_defaults",
-    "player_connected",
-    "player_disconnected",
+    "reap_silent_processes",
     "rematch",
     "remember_invitation",
     "seat_number",
     "seat_rows",
+    "socket_closed",
+    "socket_opened",
     "start_game",
     "start_practice",
     "state_for",
     "state_text",
     "step_key",
+    "suspended_until",
     "table_message",
     "take_seat",
 ]

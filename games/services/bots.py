@@ -12,6 +12,7 @@ from collections.abc import Collection
 from typing import Any
 
 from django.db import transaction
+from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -29,18 +30,30 @@ BOT_NAMES = [
 ]  # fmt: skip
 
 
-def new_bots(count: int, seated: Collection[str] = ()) -> list[User]:
-    """Fresh bot accounts (each bot sits at one table at a time, like everybody else), named
-    differently from each other and from who already sits there: two «Bot Nerea» at one table
-    would make the log of what was said ambiguous."""
+def bot_accounts(count: int, seated: Collection[str] = ()) -> list[User]:
+    """`count` bots from the fixed pool, named differently from each other and from who already
+    sits there (two «Bot Nerea» at one table would make the log of what was said ambiguous).
+
+    The pool is one account per name, created the first time it is needed: a bot sits at many
+    tables at once (its seats are never `active`), so practice games create no accounts.
+    """
     names = [n for n in BOT_NAMES if f"Bot {n}" not in seated]
     bots = []
     for name in secrets.SystemRandom().sample(names, count):
-        user = User(username=f"bot-{secrets.token_hex(5)}", display_name=f"Bot {name}", is_bot=True)
-        user.set_unusable_password()
-        user.save()
+        user, created = User.objects.get_or_create(
+            username=f"bot-{slugify(name)}",
+            defaults={"display_name": f"Bot {name}", "is_bot": True},
+        )
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
         bots.append(user)
     return bots
+
+
+def seat_bots(table: Table, seats: Collection[int], seated: Collection[str]) -> None:
+    for seat, bot in zip(seats, bot_accounts(len(seats), seated), strict=True):
+        Seat.objects.create(table=table, seat=seat, user=bot, active=False)
 
 
 def fill_with_bots(host: User, table_id: int) -> Table:
@@ -55,9 +68,7 @@ def fill_with_bots(host: User, table_id: int) -> Table:
         free = [s for s in tables.SEATS if s not in taken]
         if not free:
             raise ServiceError("full", _("La mesa está completa."))
-        seated = {u.display_name for u in User.objects.filter(seats__table=table)}
-        for seat, bot in zip(free, new_bots(len(free), seated), strict=True):
-            Seat.objects.create(table=table, seat=seat, user=bot)
+        seat_bots(table, free, {u.public_name for u in User.objects.filter(seats__table=table)})
         # Games with bots never count for the ladder.
         compare_and_set(table, rated=False)
     after_commit(table)
@@ -69,8 +80,7 @@ def start_practice(user: User, mode: str, rng: Any = None) -> Table:
     no hidden table behind with the player sitting at it)."""
     with transaction.atomic():
         table = tables.create_table(user, mode, private=True, rated=False, practice=True)
-        for seat, bot in zip((1, 2, 3), new_bots(3, {user.display_name}), strict=True):
-            Seat.objects.create(table=table, seat=seat, user=bot)
+        seat_bots(table, (1, 2, 3), {user.public_name})
         return tables.start_game(user, table.pk, rng)
 
 

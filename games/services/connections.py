@@ -1,27 +1,45 @@
-"""Sockets coming and going: who may join a table, the connection count of each seat, and the
-reconnection window of a player who has none left (RULES.md §8.3)."""
+"""Sockets coming and going (RULES.md §8.3): who may join a table, which sockets each seat has,
+and the seat that waits for a player who has none left.
+
+Every open socket is a `Connection` row naming the server process that holds it; each process
+beats (`beat`) every few seconds, and the sockets of a process that went silent (a crash, a
+SIGKILL) are dropped by the clock's sweep (`reap_silent_processes`), so a player whose sockets
+died with their server is waiting within seconds like one who closed the tab.
+
+A seat waits for its player with a budget for the whole game (`Seat.away_seconds` spent so far,
+`Seat.reconnect_deadline` while away), and its turn clock is stopped while it waits
+(`Seat.clock_left`): coming back resumes the seconds it had, never a fresh clock.
+"""
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
 from dataclasses import dataclass
-from datetime import timedelta
-from functools import cache
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
-
-from ..models import Seat, Table
-from . import presence
+from ..models import Connection, Seat, ServerProcess, Table
+from . import abandonment, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
 from .play import cancel_game
 from .state import audience, broadcast
-from .storage import load_table
+from .storage import game_of, load_table
+from .turns import to_act
+
+#: This server process, as its sockets' rows name it.
+PROCESS = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"[:64]
+
+# The sockets this process holds (channel -> (table, user)): after its rows were dropped for a
+# missed beat (a stalled process, not a dead one), it puts them back.
+_LOCAL: dict[str, tuple[int, int]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,92 +50,187 @@ class Entry:
     language: str
 
 
-def join(table_id: int, user: Any, session: Session | None, socket: str | None = None) -> Entry:
-    """May `user` watch or play at the table? If so, count the connection (presence).
+def join(table_id: int, user: Any, session: Session | None, channel: str) -> Entry:
+    """May `user` watch or play at the table? If so, count the socket `channel`.
 
     Refused (`ServiceError`) for an anonymous visitor (`login`), and for a table that does not
     exist or is not theirs to see (`no_table`: a private table does not reveal that it exists).
-    The others are told the player is here; `socket` (the joining one) is not.
+    The others are told the player is here; the joining socket is not (it gets a fresh state).
     """
     if user is None or not user.is_authenticated:
         raise ServiceError("login", _("Entra con tu cuenta para sentarte a una mesa."))
     table = load_table(table_id)
     if table is None or not can_view_in(table, user, session):
         raise no_table()
-    player_connected(table_id, user, socket)
+    socket_opened(table_id, user.pk, channel)
     presence.touch(user.pk)
     return Entry(audience(table, user), getattr(user, "language", "") or "es")
 
 
-def player_connected(table_id: int, user: User, socket: str | None = None) -> None:
-    """Count a socket of a seated player; the first one (or a return) is shown to the others."""
-    with connection.cursor() as cursor:
-        cursor.execute(_connect_sql(), [table_id, user.pk])
-        row = cursor.fetchone()
-    if row is None:  # an onlooker
-        return
-    first, was_away = row
-    if was_away:
-        # The seat's clock was stopped while its player was away: give the turn a fresh clock.
-        Table.objects.filter(
-            pk=table_id, status=Table.Status.PLAYING, deadline__lt=timezone.now()
-        ).update(deadline=timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS))
-    if was_away or first:
-        broadcast(table_id, skip=socket)  # the others see the seat connected again
+def socket_opened(table_id: int, user_id: int, channel: str, process: str = PROCESS) -> None:
+    Connection.objects.get_or_create(
+        channel=channel, defaults={"process": process, "table_id": table_id, "user_id": user_id}
+    )
+    if process == PROCESS:
+        _LOCAL[channel] = (table_id, user_id)
+    recount(table_id, user_id, skip=channel)
 
 
-def player_disconnected(table_id: int, user: User) -> None:
-    """Uncount a socket; when a player of a game in play has none left, open the reconnection
-    window (the beat sweep cancels the game if it runs out: `cancel_if_abandoned`)."""
+def socket_closed(channel: str) -> None:
+    """The socket `channel` closed."""
+    _LOCAL.pop(channel, None)
+    gone = Connection.objects.filter(channel=channel).values_list("table_id", "user_id").first()
+    if gone is None:
+        return  # already dropped by the sweep
+    Connection.objects.filter(channel=channel).delete()
+    recount(*gone)
+
+
+def recount(table_id: int, user_id: int, *, skip: str | None = None) -> None:
+    """Bring the player's seat at the table in line with their open sockets: a seat left
+    without any starts waiting for its player (in a game in play); one that has some again
+    stops waiting. The others at the table are told (`skip`: a socket being welcomed)."""
     now = timezone.now()
-    deadline = now + timedelta(seconds=settings.MUS_RECONNECT_SECONDS)
-    with connection.cursor() as cursor:
-        cursor.execute(_disconnect_sql(), [Table.Status.PLAYING, table_id, user.pk, now, deadline])
-        row = cursor.fetchone()
-    if row is not None and row[0]:
-        broadcast(table_id)
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_for_update()
+            .select_related("table", "user")
+            .filter(table_id=table_id, user_id=user_id)
+            .first()
+        )
+        if seat is None:
+            return  # an onlooker
+        count = Connection.objects.filter(table_id=table_id, user_id=user_id).count()
+        before = seat.connections
+        seat.connections = count
+        fields = ["connections"]
+        if count and seat.disconnected_at is not None:
+            _come_back(seat, now)
+            fields += ["disconnected_at", "reconnect_deadline", "away_seconds"]
+            fields += ["clock_left", "clock_step"]
+        elif not count and seat.disconnected_at is None and _waits(seat):
+            _go_away(seat, now)
+            fields += ["disconnected_at", "reconnect_deadline", "clock_left", "clock_step"]
+        elif bool(count) == bool(before):
+            seat.save(update_fields=fields)
+            return
+        seat.save(update_fields=fields)
+    broadcast(table_id, skip=skip)
 
 
-# Connections come and go in storms (a restart, a game ending at many tables): each is one
-# statement rather than the four or five ORM queries it took, each of which cost more CPU to build
-# than PostgreSQL took to answer (docs/performance.md).
-@cache
-def _connect_sql() -> str:
-    seat = connection.ops.quote_name(Seat._meta.db_table)
-    return (
-        f"WITH old AS (SELECT id, connections, reconnect_deadline FROM {seat} "
-        "WHERE table_id = %s AND user_id = %s FOR UPDATE) "
-        f"UPDATE {seat} s SET connections = s.connections + 1, disconnected_at = NULL, "
-        "reconnect_deadline = NULL FROM old WHERE s.id = old.id "
-        "RETURNING old.connections = 0, old.reconnect_deadline IS NOT NULL"
-    )
+def _waits(seat: Seat) -> bool:
+    return seat.table.status == Table.Status.PLAYING and not seat.user.is_bot
 
 
-@cache
-def _disconnect_sql() -> str:
-    qn = connection.ops.quote_name
-    seat, table = qn(Seat._meta.db_table), qn(Table._meta.db_table)
-    # `away`: this was the player's last socket, the game is in play and no window is open yet.
-    return (
-        f"WITH old AS (SELECT s.id, s.connections = 1 AND t.status = %s "
-        "AND s.reconnect_deadline IS NULL AS away "
-        f"FROM {seat} s JOIN {table} t ON t.id = s.table_id "
-        "WHERE s.table_id = %s AND s.user_id = %s AND s.connections > 0 FOR UPDATE OF s) "
-        f"UPDATE {seat} s SET connections = s.connections - 1, "
-        "disconnected_at = CASE WHEN old.away THEN %s ELSE s.disconnected_at END, "
-        "reconnect_deadline = CASE WHEN old.away THEN %s ELSE s.reconnect_deadline END "
-        "FROM old WHERE s.id = old.id RETURNING old.away"
-    )
+def budget_left(seat: Seat) -> float:
+    return max(0.0, settings.MUS_RECONNECT_SECONDS - seat.away_seconds)
 
 
-def cancel_if_abandoned(table_id: int) -> bool:
-    """Cancel the game when a seat's reconnection window has run out."""
-    overdue = Seat.objects.filter(
-        table_id=table_id,
-        table__status=Table.Status.PLAYING,
-        reconnect_deadline__lte=timezone.now(),
-        connections=0,
-    ).exists()
-    if not overdue:
+def _go_away(seat: Seat, now: datetime) -> None:
+    """The seat starts waiting: its window is what is left of the budget, its clock stops."""
+    seat.disconnected_at = now
+    seat.reconnect_deadline = now + timedelta(seconds=budget_left(seat))
+    table = load_table(seat.table_id)
+    game = None if table is None else game_of(table)
+    if table is None or game is None or seat.seat not in to_act(table, game):
+        seat.clock_left = seat.clock_step = None
+        return
+    deadline = table.deadline
+    full = float(settings.MUS_TURN_SECONDS)
+    seat.clock_left = full if deadline is None else max(0.0, (deadline - now).total_seconds())
+    seat.clock_step = table.step_version
+
+
+def _come_back(seat: Seat, now: datetime) -> None:
+    """The player is back: the time away is spent from the budget, and if it is their turn the
+    clock runs again with what it had left (the whole turn if it came while they were away)."""
+    assert seat.disconnected_at is not None
+    seat.away_seconds += (now - seat.disconnected_at).total_seconds()
+    seat.disconnected_at = seat.reconnect_deadline = None
+    table = load_table(seat.table_id)
+    game = None if table is None else game_of(table)
+    if table is not None and game is not None and seat.seat in to_act(table, game):
+        same_step = seat.clock_step == table.step_version and seat.clock_left is not None
+        left = seat.clock_left if same_step else float(settings.MUS_TURN_SECONDS)
+        deadline = now + timedelta(seconds=left or 0)
+        if table.deadline is not None and table.deadline > deadline:
+            deadline = table.deadline  # others still on the clock in this step keep theirs
+        # Not a new version: the clock is not part of the game; a move made meanwhile set its
+        # own deadline and wins.
+        Table.objects.filter(pk=table.pk, version=table.version).update(deadline=deadline)
+    seat.clock_left = seat.clock_step = None
+
+
+def mark_absent(table: Table) -> None:
+    """At the start: a seat whose player has no socket open is waiting from now (§8.3)."""
+    now = timezone.now()
+    for seat in table.seats.select_related("user").select_for_update():
+        if seat.user.is_bot:
+            continue
+        seat.connections = Connection.objects.filter(
+            table_id=table.pk, user_id=seat.user_id
+        ).count()
+        if not seat.connections:
+            seat.disconnected_at = now
+            seat.reconnect_deadline = now + timedelta(seconds=budget_left(seat))
+        seat.save(update_fields=["connections", "disconnected_at", "reconnect_deadline"])
+
+
+# --------------------------------------------------------------------------------------------
+# Server processes.
+# --------------------------------------------------------------------------------------------
+def beat(process: str = PROCESS) -> bool:
+    """This process is alive. True when it had been given up for dead (or is new): then the
+    sockets it still holds are counted again."""
+    now = timezone.now()
+    if ServerProcess.objects.filter(name=process).update(beat_at=now):
         return False
-    return cancel_game(table_id, Table.CancelReason.ABANDONED)
+    ServerProcess.objects.update_or_create(name=process, defaults={"beat_at": now})
+    if process == PROCESS:
+        for channel, (table_id, user_id) in list(_LOCAL.items()):
+            socket_opened(table_id, user_id, channel)
+    return True
+
+
+def forget_local_sockets() -> None:
+    """Forget the sockets this process holds (tests: each test has its own database state)."""
+    _LOCAL.clear()
+
+
+def reap_silent_processes() -> int:
+    """Drop the sockets of every process that missed its beats; returns how many."""
+    limit = timezone.now() - timedelta(seconds=settings.MUS_PROCESS_TIMEOUT_SECONDS)
+    dropped = 0
+    for name in ServerProcess.objects.filter(beat_at__lt=limit).values_list("name", flat=True):
+        with transaction.atomic():
+            rows = Connection.objects.select_for_update().filter(process=name)
+            seats = set(rows.values_list("table_id", "user_id"))
+            dropped += rows.delete()[0]
+            ServerProcess.objects.filter(name=name, beat_at__lt=limit).delete()
+        for table_id, user_id in seats:
+            recount(table_id, user_id)
+    return dropped
+
+
+# --------------------------------------------------------------------------------------------
+# The budget runs out.
+# --------------------------------------------------------------------------------------------
+def cancel_if_abandoned(table_id: int) -> bool:
+    """Cancel the game when a seat's budget has run out; its player is charged (§8.4)."""
+    overdue = (
+        Seat.objects.filter(
+            table_id=table_id,
+            table__status=Table.Status.PLAYING,
+            reconnect_deadline__lte=timezone.now(),
+            connections=0,
+        )
+        .order_by("reconnect_deadline")
+        .first()
+    )
+    if overdue is None:
+        return False
+    with transaction.atomic():
+        cancelled = cancel_game(table_id, Table.CancelReason.ABANDONED, abandoned_seat=overdue.seat)
+        if cancelled:
+            abandonment.charge(Table.objects.get(pk=table_id), overdue.seat, overdue.user_id)
+    return cancelled

@@ -8,11 +8,15 @@ loop. Moves that write one row never leave the event loop (`play.act_async`).
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from channels.db import DatabaseSyncToAsync
+from django.conf import settings
 
 from . import adb, chat, connections, play, presence
 from .access import Session
@@ -20,6 +24,8 @@ from .errors import ServiceError
 from .groups import collect_group_messages, send_groups
 from .state import state_for
 from .storage import load_table, require_table
+
+log = logging.getLogger(__name__)
 
 
 async def in_worker[T](fn: Callable[..., T], *args: Any) -> T:
@@ -49,21 +55,22 @@ class Welcome:
     chat: list[dict[str, Any]]
 
 
-def _welcome(table_id: int, user: Any, session: Session | None, socket: str) -> Welcome:
-    entry = connections.join(table_id, user, session, socket)
+def _welcome(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
+    entry = connections.join(table_id, user, session, channel)
     # Read again: the state shows this connection counted.
     table = require_table(load_table(table_id))
     return Welcome(entry.key, entry.language, state_for(table, user), chat.history(table_id))
 
 
-async def join(table_id: int, user: Any, session: Session | None, socket: str) -> Welcome:
-    """The socket named `socket` opens (its consumer already listens to the table's group, so
-    nothing said from here on is missed): refused with `ServiceError`, or counted and welcomed."""
-    return await in_worker(_welcome, table_id, user, session, socket)
+async def join(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
+    """The socket `channel` opens (its consumer already listens to the table's group, so nothing
+    said from here on is missed): refused with `ServiceError`, or counted and welcomed."""
+    _keep_beating()
+    return await in_worker(_welcome, table_id, user, session, channel)
 
 
-async def leave(table_id: int, user: Any) -> None:
-    await in_worker(connections.player_disconnected, table_id, user)
+async def leave(channel: str) -> None:
+    await in_worker(connections.socket_closed, channel)
 
 
 async def current_state(table_id: int, user: Any) -> dict[str, Any] | None:
@@ -86,3 +93,33 @@ async def say(user: Any, table_id: int, text: Any) -> None:
 async def heartbeat(user: Any) -> None:
     """The socket's periodic ping: its player is still online."""
     await in_worker(presence.touch, user.pk)
+
+
+# --------------------------------------------------------------------------------------------
+# The process's heartbeat (connections.beat), from the event loop its sockets live on.
+# --------------------------------------------------------------------------------------------
+_BEATING: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+_RUNNING: set[asyncio.Task[None]] = set()
+
+
+def _keep_beating() -> None:
+    """Start this event loop's heartbeat, once. Callbacks rather than an endless task: when the
+    loop stops (a test's, a server's), what it had scheduled simply never runs."""
+    loop = asyncio.get_running_loop()
+    if loop not in _BEATING:
+        _BEATING.add(loop)
+        loop.call_soon(_beat, loop)
+
+
+def _beat(loop: asyncio.AbstractEventLoop) -> None:
+    task = loop.create_task(_beat_once())
+    _RUNNING.add(task)  # (a task nobody holds may be collected before it runs)
+    task.add_done_callback(_RUNNING.discard)
+    loop.call_later(settings.MUS_PROCESS_BEAT_SECONDS, _beat, loop)
+
+
+async def _beat_once() -> None:
+    try:
+        await in_worker(connections.beat)
+    except Exception:  # a database hiccup must not stop the heartbeat for good
+        log.warning("process heartbeat failed", exc_info=True)

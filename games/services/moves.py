@@ -22,7 +22,7 @@ from .. import engine
 from ..models import Table
 from .errors import ServiceError, engine_error
 from .storage import game_of, require_seat, require_table, seat_rows
-from .turns import to_act
+from .turns import away_seats, to_act
 
 ENDED_PHASES = ("terminada", "cancelada")
 
@@ -54,8 +54,13 @@ class Outcome:
     phase: str
 
 
-def deadline_for(game: engine.Game) -> datetime | None:
+def deadline_for(table: Table, game: engine.Game) -> datetime | None:
+    """The turn clock of the seats to act, or None when it is stopped: the game is over, or
+    every seat to act is waiting for its player (RULES.md §8.3)."""
     if game.phase in ENDED_PHASES:
+        return None
+    acting = to_act(table, game)
+    if acting and set(acting) <= away_seats(table):
         return None
     return timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS)
 
@@ -81,7 +86,7 @@ def plan_game(
         "scores": list(game.scores),
         "winner_team": game.winner,
         "ended_by": game.ended_by or "",
-        "deadline": deadline_for(game),
+        "deadline": deadline_for(table, game),
     }
     if game.phase == "terminada":
         fields["status"] = Table.Status.FINISHED

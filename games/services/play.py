@@ -184,10 +184,14 @@ def play_defaults(table_id: int, version: int | None = None) -> int:
     return played
 
 
-def cancel_game(table_id: int, reason: str, note: str = "") -> bool:
+def cancel_game(
+    table_id: int, reason: str, note: str = "", *, abandoned_seat: int | None = None
+) -> bool:
     """Cancel a game in progress: unrated, record kept, everybody back to the lobby.
 
-    `reason` is a `Table.CancelReason`; `note` is a moderator's own words (not shown to players).
+    `reason` is a `Table.CancelReason`; `note` is a moderator's own words (not shown to players);
+    `abandoned_seat` the seat whose player used up their reconnection budget. The record says
+    how it ended (GAME-RECORD.md, `ended`).
     """
 
     def make_plan() -> Plan | None:
@@ -195,14 +199,17 @@ def cancel_game(table_id: int, reason: str, note: str = "") -> bool:
         game = None if table is None or table.status != Table.Status.PLAYING else game_of(table)
         if table is None or game is None:
             return None
-        return plan_game(
+        plan = plan_game(
             table,
             engine.cancel(game),
             game,
             status=Table.Status.CANCELLED,
             cancel_reason=reason,
             cancel_note=note,
+            abandoned_seat=abandoned_seat,
             finished_at=timezone.now(),
         )
+        plan.fields["record"]["ended"] = {"reason": reason, "abandoned_seat": abandoned_seat}
+        return plan
 
     return _retrying(make_plan) is not None

@@ -3,6 +3,7 @@ socket at a table once a change is committed."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -33,8 +34,17 @@ def _iso(moment: Any) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
+def _budget_left(row: dict[str, Any], now: datetime) -> int:
+    """Whole seconds left of the seat's reconnection budget for this game (RULES.md §8.3)."""
+    if row["away_until"] is not None:
+        until = datetime.fromisoformat(row["away_until"])
+        return max(0, round((until - now).total_seconds()))
+    return max(0, round(settings.MUS_RECONNECT_SECONDS - row["away_seconds"]))
+
+
 def seats_info(table: Table) -> list[dict[str, Any] | None]:
     seats: list[dict[str, Any] | None] = [None, None, None, None]
+    now = timezone.now()
     for row in seat_rows(table):
         seats[row["seat"]] = {
             "seat": row["seat"],
@@ -45,6 +55,7 @@ def seats_info(table: Table) -> list[dict[str, Any] | None]:
             "host": row["user_id"] == table.host_id,
             "connected": row["connections"] > 0 or row["is_bot"],
             "away_until": row["away_until"],
+            "away_budget": None if row["is_bot"] else _budget_left(row, now),
         }
     return seats
 
@@ -77,6 +88,7 @@ def state_parts(
             reverse("game_record", args=[table.pk]) if table.is_over and table.record else None
         ),
         "cancel_reason": table.cancel_reason or None,
+        "abandoned_seat": table.abandoned_seat,
     }
     yours: dict[str, dict[str, Any] | None] = {}
     if game is None:

@@ -72,7 +72,8 @@ def _seats_sql() -> str:
         "SELECT coalesce(json_agg(json_build_object("
         "'seat', s.seat, 'user_id', s.user_id, 'username', u.username, "
         "'display_name', u.display_name, 'is_bot', u.is_bot, 'connections', s.connections, "
-        "'away_until', s.reconnect_deadline) ORDER BY s.seat), '[]'::json) "
+        "'away_until', s.reconnect_deadline, 'away_seconds', s.away_seconds) "
+        "ORDER BY s.seat), '[]'::json) "
         f"FROM {qn(Seat._meta.db_table)} s JOIN {qn(User._meta.db_table)} u ON u.id = s.user_id "
         "WHERE s.table_id = %s"
     )

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 
 from ..models import Mode, Seat, Table
-from . import play
+from . import abandonment, connections, play
 from .access import can_view
 from .errors import ServiceError, not_seated
 from .state import after_commit
@@ -37,6 +40,8 @@ def create_table(
     """A new table with its host sitting at `seat` (a rematch keeps the seat they had)."""
     if mode not in Mode.values:
         raise ServiceError("unknown_mode", _("Modalidad desconocida."))
+    if not practice:  # bots mind nobody's past: a suspended player may still practise
+        abandonment.check_may_sit(user)
     if live_seat_of(user) is not None:
         raise _already_seated()
     try:
@@ -82,6 +87,8 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
             raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
         if table.status != Table.Status.OPEN:
             raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
+        _check_reserved(table, user, seat)
+        abandonment.check_may_sit(user)
         seats = {s.seat: s for s in table.seats.all()}
         mine = next((s for s in seats.values() if s.user_id == user.pk), None)
         if seat in seats and seats[seat].user_id != user.pk:
@@ -106,6 +113,21 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
         compare_and_set(table)
     after_commit(table)
     return table
+
+
+def _check_reserved(table: Table, user: User, seat: int) -> None:
+    """A rematch belongs to the four players of the finished game, each in their own seat
+    (RULES.md §8.5)."""
+    old = Table.objects.filter(rematch=table).first()
+    if old is None:
+        return
+    theirs = old.seats.filter(user=user).values_list("seat", flat=True).first()
+    if theirs is None:
+        raise ServiceError(
+            "reserved", _("Esta mesa es la revancha de otra partida: solo para sus jugadores.")
+        )
+    if theirs != seat:
+        raise ServiceError("reserved", _("En la revancha cada cual se sienta en su sitio."))
 
 
 def leave_seat(user: User, table_id: int) -> Table:
@@ -177,6 +199,7 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
         )
         if table.seats.count() != 4:
             raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
+        connections.mark_absent(table)
         play.start(table, rng)
     return table
 
@@ -184,10 +207,10 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
 def rematch(user: User, table_id: int) -> Table:
     """Another game with the same four, asked for from a finished table.
 
-    The first player to ask opens a table like this one (mode, privacy, ladder) sitting where
-    they sat, so partners stay partners; each other player who asks sits in their own seat
-    there (or any free one, if a stranger took it at a public table). The fourth to arrive
-    starts it: everybody there has asked for it.
+    The first player to ask opens a table like this one (mode, ladder) sitting where they sat,
+    so partners stay partners; each other player who asks sits in their own seat there, which
+    nobody else may take (RULES.md §8.5). The fourth to arrive starts it: everybody there has
+    asked for it. A rematch not all four ask for closes by itself (`close_stale_rematches`).
     """
     with transaction.atomic():
         old = lock_table(table_id)
@@ -204,17 +227,33 @@ def rematch(user: User, table_id: int) -> Table:
         if new is not None and new.seats.filter(user=user).exists():
             return new  # asked twice (two tabs, a double click): already there
         if new is None or new.status == Table.Status.CLOSED:
-            new = create_table(user, old.mode, private=old.private, rated=old.rated, seat=seat)
+            # Private: it is nobody else's business, and the lobby does not list it.
+            new = create_table(user, old.mode, private=True, rated=old.rated, seat=seat)
             compare_and_set(old, rematch_id=new.pk)
             return new
         if new.status != Table.Status.OPEN:
             raise ServiceError("started", _("La revancha ya ha empezado sin ti."))
         taken = set(new.seats.values_list("seat", flat=True))
-        free = [seat] if seat not in taken else [s for s in SEATS if s not in taken]
-        if not free:
-            raise ServiceError("full", _("La mesa está completa."))
-        take_seat(user, new.pk, free[0], new.invite_token)
+        take_seat(user, new.pk, seat, new.invite_token)
         if len(taken) == 3:
             host = User.objects.get(pk=new.host_id)
             return start_game(host, new.pk)
     return new
+
+
+def close_stale_rematches() -> int:
+    """Close the rematches that not all four asked for in time; returns how many."""
+    limit = timezone.now() - timedelta(seconds=settings.MUS_REMATCH_SECONDS)
+    stale = Table.objects.filter(
+        status=Table.Status.OPEN, rematch_of__isnull=False, created_at__lt=limit
+    ).values_list("pk", flat=True)
+    closed = 0
+    for table_id in stale:
+        with transaction.atomic():
+            table = lock_table(table_id)
+            if table.status != Table.Status.OPEN:
+                continue
+            _close(table)
+        after_commit(table)
+        closed += 1
+    return closed

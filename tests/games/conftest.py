@@ -15,7 +15,7 @@ from django.test import Client
 from accounts.models import User
 from accounts.sessions import session_cookie as session_cookie_for  # noqa: F401 - shared helper
 from games import services
-from games.models import Table
+from games.models import Connection, Table
 from musweb.asgi import application
 
 CARD_RE = re.compile(r"\b(?:[1-7]|1[0-2])[oceb]\b")
@@ -54,8 +54,17 @@ def seat_all(players: list[User], mode: str = "4-reyes", **kwargs: Any) -> Table
 
 
 def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> Table:
+    """A game started with its four players at the table: as if each had a socket open when it
+    started (so nobody is waited for, RULES.md §8.3), sockets that then went without a trace.
+    A test's own sockets are counted from there; closing the last one makes the seat wait."""
     table = seat_all(players, mode)
+    placeholders = [
+        Connection(channel=f"placeholder-{table.pk}-{p.pk}", process="tests", table=table, user=p)
+        for p in players
+    ]
+    Connection.objects.bulk_create(placeholders)
     services.start_game(players[0], table.pk, random.Random(seed))
+    Connection.objects.filter(process="tests", table=table).delete()
     table.refresh_from_db()
     return table
 

@@ -80,7 +80,7 @@ async def test_a_table_with_bots_is_left_to_the_sync_path(four_players: list[Use
     mano = await mano_of(table)
 
     def seat_a_bot() -> None:
-        table.seats.filter(seat=(mano + 2) % 4).update(user=bots.new_bots(1)[0])
+        table.seats.filter(seat=(mano + 2) % 4).update(user=bots.bot_accounts(1)[0])
 
     await database_sync_to_async(seat_a_bot)()
     moved = await services.act_async(four_players[mano], table.pk, table.version, {"act": "mus"})

@@ -57,19 +57,47 @@ def test_asking_twice_keeps_the_seat_at_the_rematch(four_players: list[User]) ->
     assert Table.objects.count() == 2 and seats_of(first) == {1: four_players[1].pk}
 
 
-def test_a_stranger_in_your_seat_of_a_public_rematch_leaves_you_another(
+def test_a_rematch_is_reserved_to_the_four_each_in_their_own_seat(
     four_players: list[User], make_user: Callable[..., User]
 ) -> None:
+    """RULES.md §8.5: a stranger sat at a public rematch, scrambled the pairs and locked the
+    fourth player out. The rematch is not in the lobby, and nobody else may sit there."""
     old = finished_game(four_players)
     new = services.rematch(four_players[0], old.pk)
+    assert new.private
+    assert f'data-table="{new.pk}"' not in login(make_user()).get("/").content.decode()
     stranger = make_user()
-    services.take_seat(stranger, new.pk, 1)
-    services.rematch(four_players[1], old.pk)
-    assert seats_of(new) == {0: four_players[0].pk, 1: stranger.pk, 2: four_players[1].pk}
-    services.take_seat(make_user(), new.pk, 3)
     with pytest.raises(services.ServiceError) as excinfo:
-        services.rematch(four_players[2], old.pk)
-    assert excinfo.value.code == "full"
+        services.take_seat(stranger, new.pk, 1, new.invite_token)  # even with the link
+    assert excinfo.value.code == "reserved"
+    with pytest.raises(services.ServiceError) as excinfo:
+        services.take_seat(four_players[1], new.pk, 3, new.invite_token)  # not their seat
+    assert excinfo.value.code == "reserved"
+    services.rematch(four_players[1], old.pk)
+    assert seats_of(new) == {0: four_players[0].pk, 1: four_players[1].pk}
+
+
+def test_a_rematch_not_all_four_ask_for_closes_by_itself(
+    four_players: list[User], settings: object
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.tasks import sweep_deadlines
+
+    old = finished_game(four_players)
+    new = services.rematch(four_players[0], old.pk)
+    services.rematch(four_players[1], old.pk)
+    sweep_deadlines()
+    assert Table.objects.get(pk=new.pk).status == Table.Status.OPEN  # still in time
+    Table.objects.filter(pk=new.pk).update(created_at=timezone.now() - timedelta(minutes=3))
+    sweep_deadlines()
+    new.refresh_from_db()
+    assert new.status == Table.Status.CLOSED and not new.seats.exists()
+    # Both may play elsewhere, or ask again: a new rematch opens.
+    again = services.rematch(four_players[2], old.pk)
+    assert again.pk != new.pk and again.status == Table.Status.OPEN
 
 
 def test_a_rematch_closed_by_its_host_is_opened_again_by_the_next_to_ask(
@@ -109,9 +137,7 @@ def test_it_refuses_a_rematch_it_cannot_give(
     else:
         table, code = finished_game(four_players), "started"
         new = services.rematch(four_players[1], table.pk)
-        others = [four_players[1], *(make_user() for _ in range(3))]
-        for seat, user in enumerate(others[1:]):
-            services.take_seat(user, new.pk, [0, 2, 3][seat])
+        bots.fill_with_bots(four_players[1], new.pk)  # the host did not wait for the others
         services.start_game(four_players[1], new.pk)
     tables_before = Table.objects.count()
     version = Table.objects.get(pk=table.pk).version

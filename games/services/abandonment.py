@@ -1,0 +1,80 @@
+"""Abandoning has a price (RULES.md §8.4): a rated game left for good is recorded against the
+player who left, and repeated abandonment suspends them from sitting at tables for a while."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import ngettext
+
+from ..models import Abandonment, Table
+from ..signals import game_abandoned
+from .errors import ServiceError
+
+#: Abandonments counted together, and the suspension after the 2nd, 3rd and later ones in it.
+WINDOW = timedelta(hours=24)
+SUSPENSIONS = (timedelta(0), timedelta(minutes=10), timedelta(hours=1), timedelta(hours=24))
+
+
+def suspension_end(times: Sequence[datetime]) -> datetime | None:
+    """When a player whose abandonments happened at `times` may sit again (None: they may now).
+
+    Counted over the `WINDOW` before the latest one: the 2nd within it suspends for 10 minutes,
+    the 3rd for an hour, any later one for 24 hours, from the latest abandonment.
+    """
+    if not times:
+        return None
+    latest = max(times)
+    recent = sum(1 for t in times if t > latest - WINDOW)
+    pause = SUSPENSIONS[min(recent, len(SUSPENSIONS)) - 1]
+    return latest + pause if pause else None
+
+
+def suspended_until(user: Any) -> datetime | None:
+    """The end of `user`'s suspension if it is still running."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    now = timezone.now()
+    times = list(
+        Abandonment.objects.filter(user=user, created_at__gt=now - 2 * WINDOW).values_list(
+            "created_at", flat=True
+        )
+    )
+    end = suspension_end(times)
+    return end if end is not None and end > now else None
+
+
+def minutes_left(end: datetime) -> int:
+    return max(1, math.ceil((end - timezone.now()).total_seconds() / 60))
+
+
+def suspension_message(end: datetime) -> str:
+    n = minutes_left(end)
+    return ngettext(
+        "Has abandonado varias partidas: no puedes sentarte a jugar durante %(n)s minuto más.",
+        "Has abandonado varias partidas: no puedes sentarte a jugar durante %(n)s minutos más.",
+        n,
+    ) % {"n": n}
+
+
+def check_may_sit(user: Any) -> None:
+    """Refuse a suspended player a seat (or a new table), saying for how long."""
+    end = suspended_until(user)
+    if end is not None:
+        raise ServiceError("suspended", suspension_message(end))
+
+
+def charge(table: Table, seat: int, user_id: int) -> None:
+    """Record that `user_id` abandoned `table` at `seat` (within the transaction that cancels
+    it). Practice and unrated games cost nothing; the ladder is told once it is committed."""
+    if table.practice or not table.rated:
+        return
+    Abandonment.objects.create(user_id=user_id, table_id=table.pk, seat=seat)
+    transaction.on_commit(
+        lambda: game_abandoned.send(sender=Table, table_id=table.pk, user_id=user_id, seat=seat)
+    )
