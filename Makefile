@@ -20,4 +20,4 @@ format: setup
 	.venv/bin/ruff format .
 
 bench: setup
-	.venv/bin/python -m games.engine.bench
+	.venv/bin/python -m tools.engine_bench

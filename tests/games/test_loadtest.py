@@ -7,9 +7,10 @@ import asyncio
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import loadtest, services
+from games import services
 from games.models import Table
 from tests.live import daphne_process
+from tools import loadtest
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -12,10 +12,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine, services
-from games.engine.bench import play_random_game, random_action
 from games.models import Seat, Table
 from rankings import services as rating_services
 from tests.games.conftest import four_players, make_user, seat_all, started_table
+from tools.engine_bench import play_random_game, random_action
 
 __all__ = ["four_players", "make_user", "seat_all", "started_table"]
 
