@@ -12,6 +12,7 @@ test: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
+	.venv/bin/mypy games/engine tools
 	.venv/bin/python manage.py makemigrations --check --dry-run
 	.venv/bin/python -m pytest
 

@@ -153,7 +153,12 @@ def play_game(
     }
 
 
-def _run_chunk(args: tuple[str, str, list[int], str, int]) -> tuple[list[dict], dict, dict]:
+#: One worker's share of a matchup: its games' results, then decision times (wall clock, CPU)
+#: by player kind.
+Chunk = tuple[list[dict[str, Any]], dict[str, list[float]], dict[str, list[float]]]
+
+
+def _run_chunk(args: tuple[str, str, list[int], str, int]) -> Chunk:
     a, b, indexes, mode, seed = args
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
@@ -170,7 +175,7 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
             parts = list(ex.map(_run_chunk, [(a, b, c, mode, seed) for c in chunks]))
     else:
         parts = [_run_chunk((a, b, indexes, mode, seed))]
-    results: list[dict] = []
+    results: list[dict[str, Any]] = []
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
     for res, tim, cpu in parts:

@@ -136,7 +136,8 @@ class Copier:
 def _next_id(model: type[models.Model]) -> int:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {model._meta.db_table}")
-        return cursor.fetchone()[0]
+        next_id: int = cursor.fetchone()[0]
+    return next_id
 
 
 def _reset_sequence(model: type[models.Model]) -> None:
@@ -215,9 +216,11 @@ def _scripted(game: engine.Game, seat: int, finish: str) -> engine.Action:
     return action
 
 
-def short_records(per_kind: int = 3, seed: int = 1) -> dict[tuple[str, int, str], list[dict]]:
+def short_records(
+    per_kind: int = 3, seed: int = 1
+) -> dict[tuple[str, int, str], list[dict[str, str]]]:
     """Per (mode, winner team, ended_by): ``per_kind`` one-hand records, with their results."""
-    found: dict[tuple[str, int, str], list[dict]] = {}
+    found: dict[tuple[str, int, str], list[dict[str, str]]] = {}
     rng = random.Random(seed)
     wanted = {(m, w, e) for m in engine.MODES for w in (0, 1) for e in ("puntos", "ordago")}
     while wanted:
@@ -323,7 +326,7 @@ def _seed(
         ["id", "password", "username", "display_name", "date_joined", "banned_at", "is_active"],
     )
     lines = []
-    keys: list[tuple[str, str]] = []
+    keys: list[tuple[str, str, str]] = []
     banned = 0
     joined = now - timedelta(days=days + 30)
     for i, uid in enumerate(user_ids):

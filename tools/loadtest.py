@@ -90,9 +90,10 @@ def start_table(four: tuple[int, ...], mode: str) -> int:
     """A new started table for these four players (the first is the host); its id."""
     host = User.objects.get(pk=four[0])
     table = Table.objects.create(mode=mode, host=host, private=True, rated=False)
+    table_id: int = table.pk
     Seat.objects.bulk_create([Seat(table=table, seat=i, user_id=u) for i, u in enumerate(four)])
-    services.start_game(host, table.pk)
-    return table.pk
+    services.start_game(host, table_id)
+    return table_id
 
 
 def teardown_tables(run: str) -> int:
