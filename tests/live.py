@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,22 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+
+
+def wait_until(
+    predicate: Callable[[], bool],
+    timeout: float = 20,
+    every: float = 0.1,
+    message: str = "condition not met in time",
+) -> None:
+    """Poll ``predicate`` until it holds; fail the test with ``message`` if it still does not
+    after ``timeout`` seconds (for what another process does: a worker's task, a bot's move)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(every)
+    raise AssertionError(message)
 
 
 def free_port() -> int:

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from games.models import Table
+from tests.factories import PASSWORD
 from tests.live import screenshot
 
-from .support import DESKTOP, PASSWORD, PHONE
+from .support import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,9 +13,8 @@ from accounts.models import User
 from games import engine, services
 from games.models import Table
 from games.services import bots
+from tests.factories import login, seat_all, started_table
 from tests.live import celery_worker
-
-from .conftest import login, seat_all, started_table
 
 
 @pytest.mark.django_db

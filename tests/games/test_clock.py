@@ -6,7 +6,6 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -18,23 +17,14 @@ from accounts.models import User
 from games import engine, services
 from games.models import Seat, Table
 from games.tasks import sweep_deadlines
-from tests.live import celery_worker, daphne_process
-
-from .conftest import leaked_cards, session_cookie_for, started_table
+from tests.factories import session_cookie, started_table
+from tests.live import celery_worker, daphne_process, wait_until
+from tests.sockets import leaked_cards
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.filterwarnings("ignore:connect\\(\\) must be used as a context manager"),
 ]
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def overdue(table: Table) -> Table:
@@ -183,7 +173,7 @@ def ws_url(base: str, table: Table) -> str:
 def open_socket(base: str, table: Table, user: User) -> Any:
     return connect(
         ws_url(base, table),
-        additional_headers={"Cookie": session_cookie_for(user), "Origin": base},
+        additional_headers={"Cookie": session_cookie(user), "Origin": base},
         open_timeout=10,
     )
 

@@ -9,8 +9,7 @@ import pytest
 from accounts.models import User
 from games import services
 from games.models import Seat, Table
-
-from .conftest import seat_all, started_table
+from tests.factories import seat_all, started_table
 
 pytestmark = pytest.mark.django_db
 

@@ -13,28 +13,16 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from games import engine, services
 from games.models import Table
-
-from .conftest import (
+from tests.factories import session_cookie, started_table
+from tests.sockets import (
     communicator,
+    connect_all,
     leaked_cards,
     receive,
     receive_state,
-    session_cookie_for,
-    started_table,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-async def connect_all(table: Table, players: list[User]) -> list[Any]:
-    comms = []
-    for player in players:
-        cookie = await database_sync_to_async(session_cookie_for)(player)
-        comm = communicator(table.pk, cookie)
-        connected, _ = await comm.connect()
-        assert connected
-        comms.append(comm)
-    return comms
 
 
 async def latest_states(comms: list[Any], states: list[dict[str, Any]], seats: list[int]) -> None:
@@ -119,7 +107,7 @@ async def test_it_refuses_an_anonymous_socket(four_players: list[User]) -> None:
 
 async def test_it_refuses_a_socket_from_a_foreign_origin(four_players: list[User]) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    cookie = await database_sync_to_async(session_cookie_for)(four_players[0])
+    cookie = await database_sync_to_async(session_cookie)(four_players[0])
     comm = communicator(table.pk, cookie, origin="http://evil.example")
     connected, _ = await comm.connect()
     assert not connected
@@ -211,7 +199,7 @@ async def test_a_private_table_refuses_a_socket_without_the_invitation(
         four_players[0], "4-reyes", private=True
     )
     stranger = await database_sync_to_async(make_user)("intruso")
-    cookie = await database_sync_to_async(session_cookie_for)(stranger)
+    cookie = await database_sync_to_async(session_cookie)(stranger)
     comm = communicator(table.pk, cookie)
     connected, code = await comm.connect()
     assert not connected

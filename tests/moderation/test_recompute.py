@@ -17,10 +17,10 @@ from musweb.celery import app as celery_app
 from rankings import services as rating_services
 from rankings.models import PlayerRating
 from rankings.tasks import recompute_ratings_task
+from tests.factories import finished_game, login
 from tests.live import celery_worker
-from tests.rankings.conftest import finished_game
 
-from .conftest import BACKEND, action_post, confirm_post
+from .support import action_post, confirm_post
 
 TABLES = reverse("admin:games_table_changelist")
 REASON = "Tras corregir partidas"
@@ -125,7 +125,7 @@ def test_recomputing_says_so_when_the_task_cannot_be_queued(
     four_players: list[User], moderator: User, client: Client
 ) -> None:
     table = finished_game(four_players)
-    client.force_login(moderator, backend=BACKEND)
+    login(moderator, client)
     with mock.patch.object(
         recompute_ratings_task, "apply_async", side_effect=ConnectionError("broker caído")
     ):
@@ -155,7 +155,7 @@ def test_a_real_worker_recomputes_the_ladders_and_fills_in_the_entry(
 ) -> None:
     table = finished_game(four_players, winner=0, rate=True)
     PlayerRating.objects.filter(user=four_players[0]).update(rating=3000)
-    client.force_login(moderator, backend=BACKEND)
+    login(moderator, client)
     with celery_worker():
         done = confirm_post(client, TABLES, "recompute_ratings", [table.pk], reason=REASON)
         assert done.status_code == 302

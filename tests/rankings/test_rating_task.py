@@ -16,9 +16,8 @@ from rankings import elo
 from rankings.models import PlayerRating, RatedGame, RatingChange
 from rankings.services import bucket_differences
 from rankings.tasks import rate_game
+from tests.factories import finished_game, play_out, seat_all, started_table
 from tests.live import celery_worker
-
-from .conftest import finished_game, play_out, seat_all, started_table
 
 
 def ladder(mode: str = "4-reyes") -> dict[int, tuple[float, int, int]]:
