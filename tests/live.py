@@ -8,12 +8,14 @@ prefixes. Tests that use them must be `django_db(transaction=True)` so their dat
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,8 +125,19 @@ def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
         _stop(proc)
 
 
+@dataclass
+class Worker:
+    proc: subprocess.Popen[Any]
+    log: Path
+
+    def finished(self, task: str) -> int:
+        """How many runs of the task registered as ``task`` have ended so far (its log says)."""
+        pattern = rf"Task {re.escape(task)}\[[^\]]+\] (?:succeeded|raised)"
+        return len(re.findall(pattern, self.log.read_text()))
+
+
 @contextmanager
-def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Popen[Any]]:
+def celery_worker(*, beat: bool = False, **env: str) -> Iterator[Worker]:
     """A real worker; with `beat`, also the periodic tasks (the turn clock's sweep)."""
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "celery-worker.log"
@@ -159,7 +172,7 @@ def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Pope
             if proc.poll() is not None:
                 raise RuntimeError(log.read_text()[-3000:])
             time.sleep(0.2)
-        yield proc
+        yield Worker(proc, log)
     finally:
         _stop(proc)
         for leftover in ARTIFACTS.glob(f"{schedule_file.name}*"):

@@ -63,6 +63,34 @@ async def next_of(comm: WebsocketCommunicator, kind: str) -> dict[str, Any]:
             return message
 
 
+async def welcomed(comms: list[WebsocketCommunicator]) -> list[dict[str, Any]]:
+    """Each socket's latest state once the table has settled after they all connected.
+
+    A socket gets its state and then its chat history, and, while it is open, a state for
+    every seated player who connects after it. Each one is read up to its chat history and a
+    state in which every seated player of ``comms`` shows connected: the messages the
+    connections were awaited to bring. No state read shows another player's cards.
+    """
+    states: list[dict[str, Any]] = []
+    for comm in comms:
+        state: dict[str, Any] = {}
+        history = False
+        while not (history and state and _all_connected(state, len(comms))):
+            message = await receive(comm)
+            if message["type"] == "chat_history":
+                history = True
+            elif message["type"] == "state":
+                assert not leaked_cards(message, (message["you"] or {}).get("seat")), message
+                state = message
+        states.append(state)
+    return states
+
+
+def _all_connected(state: dict[str, Any], n: int) -> bool:
+    seats = [s for s in state["seats"] if s is not None]
+    return sum(1 for s in seats if s["connected"]) >= min(n, len(seats))
+
+
 def leaked_cards(message: dict[str, Any], seat: int | None) -> set[str]:
     """Card codes in a message that are not the receiver's own, before the recuento."""
     if message.get("type") != "state" or message.get("phase") in (

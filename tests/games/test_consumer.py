@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any
@@ -20,6 +19,7 @@ from tests.sockets import (
     leaked_cards,
     receive,
     receive_state,
+    welcomed,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -115,8 +115,7 @@ async def test_it_refuses_a_socket_from_a_foreign_origin(four_players: list[User
 
 async def _player_to_act(table: Table, players: list[User]) -> tuple[Any, dict, int, list[Any]]:
     comms = await connect_all(table, players)
-    states = [await receive_state(c) for c in comms]
-    await asyncio.sleep(0.05)
+    states = await welcomed(comms)
     await latest_states(comms, states, [0, 1, 2, 3])
     seat = next(i for i in range(4) if states[i]["you"]["legal"])
     return comms[seat], states[seat], seat, comms
@@ -241,7 +240,8 @@ async def test_an_action_against_an_earlier_step_is_refused_as_stale(
     table = await database_sync_to_async(started_table)(four_players)
     comm, state, _seat, comms = await _player_to_act(table, four_players)
     await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "corto"}))
-    await asyncio.sleep(0.2)
+    while (await receive_state(comm))["v"] == state["v"]:
+        pass
     # The lances have begun: an opening bet sent against the mus version is out of date.
     await comm.send_to(
         text_data=json.dumps({"type": "action", "v": state["v"], "act": "envido", "to": 2})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,15 +16,14 @@ from games import services
 from games.models import Seat, Table
 from moderation.models import Report
 from tests.factories import login, seat_all, started_table
-from tests.sockets import connect_all, receive, receive_state
+from tests.sockets import connect_all, receive, receive_state, welcomed
 
 
 # --------------------------------------------------------------------------------------------
 # A seated player acts for their own seat only.
 # --------------------------------------------------------------------------------------------
 async def _latest_states(comms: list[Any]) -> list[dict[str, Any]]:
-    states = [await receive_state(c) for c in comms]
-    await asyncio.sleep(0.05)
+    states = await welcomed(comms)
     for i, comm in enumerate(comms):
         while not await comm.receive_nothing(timeout=0.05):
             message = await receive(comm)
