@@ -84,6 +84,14 @@ def _fresh_channel_layer() -> object:
     channel_layers.backends.clear()
 
 
+@pytest.fixture(autouse=True)
+def _whether_slow(request: pytest.FixtureRequest) -> None:
+    """tests/live.py refuses to start a process or a browser for a test not marked slow."""
+    from tests import live
+
+    live.current_test_is_slow = request.node.get_closest_marker("slow") is not None
+
+
 @pytest.fixture
 def make_user(db: None) -> Any:
     """``make_user(username=None, **fields)``: a player of this test (tests.factories.UserFactory)."""

@@ -38,6 +38,17 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: Whether the test running now is marked `slow` (tests/conftest.py sets it for every test).
+#: Starting daphne, a Celery worker or a browser in one that is not fails it: `make test-fast`
+#: (`-m "not slow"`) must leave out every test that starts a process.
+current_test_is_slow = False
+
+
+def _require_slow(what: str) -> None:
+    if not current_test_is_slow:
+        pytest.fail(f"a test that starts {what} must be marked slow", pytrace=False)
+
+
 def wait_until(
     predicate: Callable[[], bool],
     timeout: float = 20,
@@ -98,6 +109,7 @@ def _stop(proc: subprocess.Popen[Any]) -> None:
 
 @contextmanager
 def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
+    _require_slow("daphne")
     port = port or free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / f"daphne-{port}.log"
@@ -139,6 +151,7 @@ class Worker:
 @contextmanager
 def celery_worker(*, beat: bool = False, **env: str) -> Iterator[Worker]:
     """A real worker; with `beat`, also the periodic tasks (the turn clock's sweep)."""
+    _require_slow("a Celery worker")
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "celery-worker.log"
     # Each worker its own beat schedule file: a file left by an earlier worker (stopped mid-write,
@@ -189,6 +202,7 @@ def live_site(transactional_db: None) -> Iterator[str]:
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
+    _require_slow("a browser")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
     with sync_playwright() as pw:

@@ -18,7 +18,7 @@ from tests.factories import finished_game, make_players, session_key, started_ta
 
 from .support import DESKTOP, PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def site() -> dict[str, Any]:

@@ -12,7 +12,7 @@ from tests.live import screenshot
 
 from .support import DESKTOP, PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def test_chat_lines_reach_the_table_as_plain_text(

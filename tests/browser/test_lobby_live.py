@@ -12,7 +12,7 @@ from tests.live import screenshot
 
 from .support import DESKTOP, PHONE
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TIMEOUT = 10_000
 

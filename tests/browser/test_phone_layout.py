@@ -14,7 +14,7 @@ from tests.live import screenshot
 
 from .support import logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # The narrowest phones still in use, and a common one.
 WIDTHS = (320, 390)

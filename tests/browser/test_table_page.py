@@ -15,7 +15,7 @@ from tests.live import screenshot
 
 from .support import DESKTOP, PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 CARD_SRC = re.compile(r"/cards/((?:[1-7]|1[0-2])[oceb])\.svg$")
 TIMEOUT = 10_000

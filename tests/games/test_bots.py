@@ -204,6 +204,7 @@ def play_human(table: Table, action: engine.Action) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_bots_play_their_turns_through_a_real_worker_and_never_stall(
     make_user: Callable[..., User], settings: Any

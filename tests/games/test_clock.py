@@ -33,6 +33,7 @@ def overdue(table: Table) -> Table:
     return table
 
 
+@pytest.mark.slow
 def test_a_turn_deadline_plays_the_default_through_a_real_worker_and_beat(
     four_players: list[User], settings: Any
 ) -> None:
@@ -189,6 +190,7 @@ def next_state(
             return message
 
 
+@pytest.mark.slow
 def test_a_table_works_with_its_players_on_two_daphne_processes(four_players: list[User]) -> None:
     table = started_table(four_players)
     with daphne_process() as first, daphne_process() as second:
@@ -217,6 +219,7 @@ def test_a_table_works_with_its_players_on_two_daphne_processes(four_players: li
             sock.close()
 
 
+@pytest.mark.slow
 def test_restarting_daphne_mid_hand_loses_nothing(four_players: list[User]) -> None:
     table = started_table(four_players)
     mano = services.game_of(table).mano
@@ -243,6 +246,7 @@ def test_restarting_daphne_mid_hand_loses_nothing(four_players: list[User]) -> N
         other.close()
 
 
+@pytest.mark.slow
 def test_a_player_who_reconnects_in_time_gets_the_seat_and_cards_back(
     four_players: list[User], settings: Any
 ) -> None:
@@ -266,6 +270,7 @@ def test_a_player_who_reconnects_in_time_gets_the_seat_and_cards_back(
         watcher.close()
 
 
+@pytest.mark.slow
 def test_a_player_who_does_not_come_back_gets_the_game_cancelled(
     four_players: list[User],
 ) -> None:
