@@ -1,4 +1,4 @@
-"""The bot (games/engine/bot.py) and the arena (games/engine/arena.py): no database needed.
+"""The bot (games/engine/bot.py) and the arena (tools/arena.py): no database needed.
 
 What is claimed here:
 * every decision is one of the legal actions, in every phase of both modes;
