@@ -1,5 +1,5 @@
 # `make run` and `make test` (README.md): both do all the setup on a fresh machine.
-.PHONY: run test setup lint format bench
+.PHONY: run test test-fast setup lint format bench
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -7,17 +7,25 @@ setup:
 run: setup
 	@bash scripts/run.sh
 
-test: setup
-	@bash scripts/ensure_chromium.sh
+lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
+	.venv/bin/mypy games/engine tools
+
+test: lint
+	@bash scripts/ensure_chromium.sh
 	.venv/bin/python manage.py makemigrations --check --dry-run
 	.venv/bin/python -m pytest
+
+# Everything but the tests marked slow: those that start daphne, a Celery worker or a browser.
+test-fast: lint
+	.venv/bin/python manage.py makemigrations --check --dry-run
+	.venv/bin/python -m pytest -m "not slow"
 
 format: setup
 	.venv/bin/ruff check --fix .
 	.venv/bin/ruff format .
 
 bench: setup
-	.venv/bin/python -m games.engine.bench
+	.venv/bin/python -m tools.engine_bench

@@ -19,8 +19,9 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from . import hooks, services
-from .models import Mode, Seat, Table
+from .models import Abandonment, Mode, Seat, Table
 from .services import chat, presence
+from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
 
 
@@ -47,7 +48,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         for seat in table.seats.all()
         if not seat.user.is_bot
     )
+    suspended = services.suspended_until(request.user)
     context = {
+        "suspension": suspension_message(suspended) if suspended else None,
+        "may_sit": suspended is None,
         "open_tables": [_table_card(t, ratings) for t in open_tables],
         "playing_tables": [_table_card(t, ratings) for t in playing],
         "online": presence.online_players(limit=40),
@@ -124,7 +128,9 @@ def waiting_room(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
     state = services.state_for(table, request.user)
+    suspended = services.suspended_until(request.user)
     return {
+        "suspension": suspension_message(suspended) if suspended else None,
         "table": table,
         "state": state,
         "my_seat": state["you"]["seat"] if state.get("you") else None,
@@ -286,9 +292,14 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 def profile_status(request: HttpRequest, player: Any) -> dict[str, Any]:
-    """The profile's line on what the player is doing now: the table they sit at, if the viewer
-    may see it (private tables, practice included, only for who may enter them)."""
+    """The profile's lines from the tables: where the player sits now, if the viewer may see
+    that table (private ones, practice included, only for who may enter them), and how many
+    rated games they abandoned (RULES.md §8.4: counted on the profile, for everybody to see)."""
     seat = services.live_seat_of(player)
-    if seat is None or not services.can_view_in(seat.table, request.user, request.session):
-        return {}
-    return {"status_template": "games/_profile_status.html", "live_table": seat.table}
+    if seat is not None and not services.can_view_in(seat.table, request.user, request.session):
+        seat = None
+    return {
+        "status_template": "games/_profile_status.html",
+        "live_table": seat.table if seat else None,
+        "abandonments": Abandonment.objects.filter(user=player).count(),
+    }

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "games" / "engine"
 #: The modules on the play/replay path. Not compiled: actions.py and errors.py (Action and the
 #: exceptions are small and stay ordinary Python classes, with Python's own type checks and
-#: tracebacks), bot.py, and the command-line modules bench.py, arena.py and replay.py.
+#: tracebacks), bot.py, and the command-line module replay.py.
 MODULES = ("cards", "evaluate", "game", "view", "record")
 #: The shared library all compiled modules load (``games/engine/_compiled__mypyc...so``).
 GROUP = "games.engine._compiled"

@@ -1,9 +1,14 @@
-"""Shared fixtures. Tests run against the real PostgreSQL and Redis configured by the environment."""
+"""Shared fixtures. Tests run against the real PostgreSQL and Redis configured by the environment.
+
+What the fixtures build comes from tests/factories.py. Django is imported inside the fixtures, not
+here: the engine tests run without it (``-p no:django``, tests/engine/conftest.py).
+"""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +83,25 @@ def _fresh_channel_layer() -> object:
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def _whether_slow(request: pytest.FixtureRequest) -> None:
+    """tests/live.py refuses to start a process or a browser for a test not marked slow."""
+    from tests import live
+
+    live.current_test_is_slow = request.node.get_closest_marker("slow") is not None
+
+
+@pytest.fixture
+def make_user(db: None) -> Any:
+    """``make_user(username=None, **fields)``: a player of this test (tests.factories.UserFactory)."""
+    from tests.factories import UserFactory
+
+    return UserFactory()
+
+
+@pytest.fixture
+def four_players(make_user: Any) -> list[Any]:
+    """Players p0 to p3."""
+    return [make_user(f"p{i}") for i in range(4)]

@@ -8,12 +8,14 @@ prefixes. Tests that use them must be `django_db(transaction=True)` so their dat
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,33 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+
+
+#: Whether the test running now is marked `slow` (tests/conftest.py sets it for every test).
+#: Starting daphne, a Celery worker or a browser in one that is not fails it: `make test-fast`
+#: (`-m "not slow"`) must leave out every test that starts a process.
+current_test_is_slow = False
+
+
+def _require_slow(what: str) -> None:
+    if not current_test_is_slow:
+        pytest.fail(f"a test that starts {what} must be marked slow", pytrace=False)
+
+
+def wait_until(
+    predicate: Callable[[], bool],
+    timeout: float = 20,
+    every: float = 0.1,
+    message: str = "condition not met in time",
+) -> None:
+    """Poll ``predicate`` until it holds; fail the test with ``message`` if it still does not
+    after ``timeout`` seconds (for what another process does: a worker's task, a bot's move)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(every)
+    raise AssertionError(message)
 
 
 def free_port() -> int:
@@ -79,7 +108,11 @@ def _stop(proc: subprocess.Popen[Any]) -> None:
 
 
 @contextmanager
-def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
+def daphne_server(
+    port: int | None = None, **env: str
+) -> Iterator[tuple[str, subprocess.Popen[Any]]]:
+    """A real daphne serving the site: its URL and its process (to kill it)."""
+    _require_slow("daphne")
     port = port or free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / f"daphne-{port}.log"
@@ -102,14 +135,32 @@ def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
         )
     try:
         _wait_for_port(port, proc, log)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", proc
     finally:
         _stop(proc)
 
 
 @contextmanager
-def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Popen[Any]]:
+def daphne_process(port: int | None = None, **env: str) -> Iterator[str]:
+    with daphne_server(port, **env) as (url, _proc):
+        yield url
+
+
+@dataclass
+class Worker:
+    proc: subprocess.Popen[Any]
+    log: Path
+
+    def finished(self, task: str) -> int:
+        """How many runs of the task registered as ``task`` have ended so far (its log says)."""
+        pattern = rf"Task {re.escape(task)}\[[^\]]+\] (?:succeeded|raised)"
+        return len(re.findall(pattern, self.log.read_text()))
+
+
+@contextmanager
+def celery_worker(*, beat: bool = False, **env: str) -> Iterator[Worker]:
     """A real worker; with `beat`, also the periodic tasks (the turn clock's sweep)."""
+    _require_slow("a Celery worker")
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "celery-worker.log"
     # Each worker its own beat schedule file: a file left by an earlier worker (stopped mid-write,
@@ -143,7 +194,7 @@ def celery_worker(*, beat: bool = False, **env: str) -> Iterator[subprocess.Pope
             if proc.poll() is not None:
                 raise RuntimeError(log.read_text()[-3000:])
             time.sleep(0.2)
-        yield proc
+        yield Worker(proc, log)
     finally:
         _stop(proc)
         for leftover in ARTIFACTS.glob(f"{schedule_file.name}*"):
@@ -160,6 +211,7 @@ def live_site(transactional_db: None) -> Iterator[str]:
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
+    _require_slow("a browser")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
     with sync_playwright() as pw:

@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from math import comb
@@ -67,6 +68,11 @@ LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
 _LANCE_IX = {name: i for i, name in enumerate(LANCE_NAMES)}
 
 # -- per-mode tables ----------------------------------------------------------------------------
+
+#: A hand's standing against the other hands: per lance (below, equal), the shares of hands
+#: beneath and level with it within the lance's class, then P(pares) and P(juego) of another
+#: hand.
+Percentiles = tuple[tuple[tuple[float, float], ...], float, float]
 
 
 def _counts(key: int) -> tuple[int, ...]:
@@ -106,13 +112,14 @@ class _Tables:
         self.sorted_strength: list[list[int]] = []
         for lance in range(5):
             idx = [i for i, k in enumerate(keys) if self._plays(self.strength[k], lance)]
-            idx.sort(key=lambda i, lance=lance: self.strength[keys[i]][lance])
+            of_lance = [self.strength[k][lance] for k in keys]
+            idx.sort(key=of_lance.__getitem__)
             self.order.append(idx)
             self.sorted_strength.append([self.strength[keys[i]][lance] for i in idx])
         #: key -> (((below, equal) per lance), P(other hand has pares), P(... has juego)),
         #: against the 36 cards the hand leaves (card removal included); filled on first use
         #: (under a millisecond per hand shape).
-        self.pct: dict[int, tuple] = {}
+        self.pct: dict[int, Percentiles] = {}
         # The hand utility uses the full deck so that it can be compared across hands.
         full = self._all_percentiles()
         self.utility = {k: self._utility(k, full[k]) for k in keys}
@@ -157,7 +164,7 @@ class _Tables:
                 w[i] *= factor[n]
         return w
 
-    def _percentiles(self, key: int, w: list[float] | list[int]) -> tuple:
+    def _percentiles(self, key: int, w: list[float] | list[int]) -> Percentiles:
         """(below, equal) per lance within the lance's class, P(pares), P(juego)."""
         mine = self.strength[key]
         get = w.__getitem__
@@ -179,7 +186,7 @@ class _Tables:
             out.append((max(below, 0.0) / masses[lance], equal / masses[lance]))
         return (tuple(out), pares / total, juego / total)
 
-    def _all_percentiles(self) -> dict[int, tuple]:
+    def _all_percentiles(self) -> dict[int, Percentiles]:
         """``_percentiles`` of every hand against the full deck, in one sweep per lance."""
         w = self.w_all
         keys = self.keys
@@ -212,13 +219,13 @@ class _Tables:
             )
         return out
 
-    def percentiles(self, key: int) -> tuple:
+    def percentiles(self, key: int) -> Percentiles:
         got = self.pct.get(key)
         if got is None:
             got = self.pct[key] = self._percentiles(key, self._removed(key))
         return got
 
-    def _utility(self, key: int, pct: tuple) -> float:
+    def _utility(self, key: int, pct: Percentiles) -> float:
         """A rough expected-tantos figure of a hand, used for mus and discards."""
         (g, c, pa, ju, pu), p_pares, p_juego = pct
         ev = EVAL_TABLE[key]
@@ -342,7 +349,7 @@ class _Lance:
 
     __slots__ = ("bets", "deje", "nbets", "no_quiero", "ordago", "passed", "quiero", "raised")
 
-    def __init__(self, said: list[dict], lance: str, elig: list[int], mano: int) -> None:
+    def __init__(self, said: list[dict[str, Any]], lance: str, elig: list[int], mano: int) -> None:
         self.passed: set[int] = set()
         self.bets: set[int] = set()  # opened the betting
         self.raised: dict[int, int] = {}  # seat -> how many raises
@@ -355,7 +362,7 @@ class _Lance:
         prev = 0
         ordago = False
         bet_team = -1
-        pending: list[dict] = []
+        pending: list[dict[str, Any]] = []
         for e in entries:
             seat, act = e["seat"], e["act"]
             if act == "ordago":
@@ -453,7 +460,7 @@ _LOOSE_EDGE = 35
 _ACCEPT_LOOSE = 0.08
 
 
-def _looseness(view: dict, hand: list[dict[str, int]]) -> list[float]:
+def _looseness(view: dict[str, Any], hand: list[dict[str, int]]) -> list[float]:
     """Per seat, the chance that it plays loose (says things regardless of its cards), from
     what it said this hand and in the earlier hands of the game (``view["history"]``)."""
     past = (view.get("history") or {}).get("seats") or [{}, {}, {}, {}]
@@ -547,7 +554,7 @@ def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
     return _bet(view, t, key, seat, legal, rng)
 
 
-def _mus(view: dict, t: _Tables, key: int, seat: int) -> str:
+def _mus(view: dict[str, Any], t: _Tables, key: int, seat: int) -> str:
     ev = EVAL_TABLE[key]
     mano = view["mano"]
     pos = (seat - mano) % 4
@@ -576,7 +583,9 @@ def _mus(view: dict, t: _Tables, key: int, seat: int) -> str:
     return "corto" if t.utility_pct[key] >= threshold else "mus"
 
 
-def _discard(t: _Tables, ids: list[int], cards: list[str], bits: tuple[int, ...]) -> tuple:
+def _discard(
+    t: _Tables, ids: list[int], cards: list[str], bits: tuple[int, ...]
+) -> tuple[str, ...]:
     best_keep: tuple[int, ...] = ()
     best = -1.0
     for n_keep in (3, 2, 1, 0):
@@ -588,7 +597,7 @@ def _discard(t: _Tables, ids: list[int], cards: list[str], bits: tuple[int, ...]
     return tuple(cards[i] for i in range(4) if i not in best_keep)
 
 
-def _eligible(view: dict, lance: str) -> list[int]:
+def _eligible(view: dict[str, Any], lance: str) -> list[int]:
     """Seats playing this lance, in speaking order."""
     mano = view["mano"]
     order = [(mano + i) % 4 for i in range(4)]
@@ -608,7 +617,14 @@ def _bonus(ev: HandEval, lance: str, partner_plays: bool) -> float:
     return 0.0
 
 
-def _bet(view: dict, t: _Tables, key: int, seat: int, legal: dict, rng) -> Action:
+def _bet(
+    view: dict[str, Any],
+    t: _Tables,
+    key: int,
+    seat: int,
+    legal: dict[str, dict[str, Any]],
+    rng: random.Random | None,
+) -> Action:
     lance = view["lance"]
     li = _LANCE_IX[lance]
     mano = view["mano"]
@@ -660,7 +676,7 @@ def _bet(view: dict, t: _Tables, key: int, seat: int, legal: dict, rng) -> Actio
     )
 
 
-def _edged(edge: int):
+def _edged(edge: int) -> Callable[[int, int], float]:
     """``game_win_probability`` for a team that is worth ``edge`` tantos more than the score
     says (against loose opponents)."""
     if not edge:
@@ -681,7 +697,20 @@ def _ordago_threshold(w_now: float) -> float:
     return max(0.95, min(w_now + 0.05, 0.99))
 
 
-def _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, loose_team):
+def _open(
+    seat: int,
+    legal: dict[str, dict[str, Any]],
+    lance: str,
+    p: float,
+    p_sure: float,
+    us: int,
+    them: int,
+    w_now: float,
+    my_pos: int,
+    info: _Lance,
+    rng: random.Random | None,
+    loose_team: float,
+) -> Action:
     if p_sure >= _ordago_threshold(w_now):
         return Action(seat, "ordago")
     threshold = {"grande": 0.6, "chica": 0.62, "pares": 0.58, "juego": 0.58, "punto": 0.6}[lance]
@@ -708,7 +737,21 @@ def _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, loo
     return Action(seat, "paso")
 
 
-def _answer(bet, seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them, gw, loose_team):
+def _answer(
+    bet: dict[str, Any],
+    seat: int,
+    legal: dict[str, dict[str, Any]],
+    p: float,
+    p_sure: float,
+    us: int,
+    them: int,
+    w_now: float,
+    info: _Lance,
+    b_us: float,
+    b_them: float,
+    gw: Callable[[int, int], float],
+    loose_team: float,
+) -> Action:
     deje = info.deje
     if bet["ordago"]:
         # Refusing: they get the deje (and their pares/juego if this is that lance).

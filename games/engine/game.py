@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Sequence
 from itertools import product
 from typing import Any, cast
 
@@ -64,6 +65,25 @@ _F_PARES, _F_JUEGO, _F_PARES_VALUE, _F_JUEGO_VALUE = map(
 #: EVAL_TABLE with plain tuples (same fields, by index): the state machine reads a few fields
 #: of every hand, and indexing a plain tuple is much cheaper than a NamedTuple's attributes.
 _EVAL_ROWS: dict[int, tuple[int, ...]] = {k: tuple(v) for k, v in EVAL_TABLE.items()}
+
+#: One accepted action of the current hand: (seat, act, envido amount or None, discarded
+#: card codes or None, lance index or -1 outside the lances).
+ActEntry = tuple[int, str, int | None, tuple[str, ...] | None, int]
+#: A vote on a bet: (seat, act, amount of a raise or None).
+Vote = tuple[int, str, int | None]
+#: How a lance went, before the recuento: (lance, how, winner team or None when the cards
+#: decide it, bet, deje).
+LanceResult = tuple[int, str, int | None, int, int]
+#: A lance at the recuento: (lance, how, winner team or None if not played, tantos it was worth,
+#: tantos counted, bet, deje, bonus).
+TallyRow = tuple[int, str, int | None, int, int, int, int, int]
+#: A finished hand: (deck, reshuffled piles, actions, mano, scores, tally).
+PastHand = tuple[
+    tuple[int, ...], list[tuple[int, ...]], list[ActEntry], int, tuple[int, int], Sequence[TallyRow]
+]
+#: Where a new pile comes from when the draw pile runs out: a generator that shuffles the
+#: discards (live play), or the record's reshuffled piles, consumed front first (replay).
+PileSource = random.Random | list[tuple[int, ...]]
 
 # How a lance was played, as shown in results.
 PASO, QUERIDO, NO_QUERIDO, SIN_APUESTA, ORDAGO, NO_JUGADO = (
@@ -146,13 +166,13 @@ class Game:
         self.ended_by: str | None = None
         self._bits = HAND_BIT[mode]
         self._eff = EFFECTIVE_RANK[mode]
-        self._past: list[tuple] = []
+        self._past: list[PastHand] = []
         self._hands: list[list[int]] = [[], [], [], []]
         self._deck: tuple[int, ...] = ()
         self._resh: list[tuple[int, ...]] = []
-        self._acts: list[tuple] = []
-        self._results: list[tuple] = []
-        self._tally: list[tuple] | None = None
+        self._acts: list[ActEntry] = []
+        self._results: list[LanceResult] = []
+        self._tally: list[TallyRow] | None = None
         self._evals: list[tuple[int, ...]] = []
         self._answers: list[tuple[bool, ...] | None] = [None, None]
         self._old_disc: list[int] = []
@@ -171,7 +191,7 @@ class Game:
         self._bet_team = -1
         self._bet_seat = -1
         self._voters: list[int] = []
-        self._votes: list[tuple] = []
+        self._votes: list[Vote] = []
         self._round_start = 0
 
     def _clone(self) -> Game:
@@ -309,7 +329,9 @@ class Game:
 
     # -- the state machine --------------------------------------------------------------------
 
-    def _do(self, seat: int, act: str, to: int | None, cards: tuple[str, ...] | None, src) -> None:
+    def _do(
+        self, seat: int, act: str, to: int | None, cards: tuple[str, ...] | None, src: PileSource
+    ) -> None:
         """Apply one record action in place, or raise IllegalAction.
 
         ``src`` supplies new piles when the draw pile runs out: a random.Random-like object in
@@ -401,7 +423,7 @@ class Game:
 
     # mus and discards ------------------------------------------------------------------------
 
-    def _discard(self, seat: int, cards: tuple[str, ...] | None, src) -> None:
+    def _discard(self, seat: int, cards: tuple[str, ...] | None, src: PileSource) -> None:
         if not cards or len(cards) > 4:
             raise _err("bad_cards", "Discard from 1 to 4 cards.")
         hand = self._hands[seat]
@@ -418,7 +440,7 @@ class Game:
         if self._n_disc == 4:
             self._refill(src)
 
-    def _refill(self, src) -> None:
+    def _refill(self, src: PileSource) -> None:
         """All four chose: refill everybody from the pile, mano first, then ask mus again."""
         pile, pos = self._pile, self._pile_pos
         cur = cast(list[tuple[int, ...]], self._cur_disc)  # all four chose: no None left
@@ -442,7 +464,7 @@ class Game:
         self._mus_i = 0
         self.phase = "mus"
 
-    def _reshuffle(self, src) -> tuple[int, ...]:
+    def _reshuffle(self, src: PileSource) -> tuple[int, ...]:
         old = self._old_disc
         if isinstance(src, list):  # replay: the record says what the new pile was
             if not src:
@@ -543,8 +565,10 @@ class Game:
                 accepted = True
                 continue
             # órdago beats numbers, a bigger number a smaller one, ties the earlier speaker:
-            # one int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order)
-            key = (MAX_BET + 1 if act == "ordago" else vote[2]) * 4 + 3 - POS[self.mano][vote[0]]
+            # one int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order). Only
+            # an envido has an amount (apply and replay check it).
+            to = vote[2]
+            key = (MAX_BET + 1 if to is None else to) * 4 + 3 - POS[self.mano][vote[0]]
             if key > best_key:
                 best, best_key = vote, key
         if best is not None:
@@ -552,6 +576,7 @@ class Game:
             if act == "ordago":
                 self._bet(seat, self._bet_amt, self._bet_amt, True)
             else:
+                assert to is not None  # an envido
                 self._bet(seat, to, self._bet_amt, False)
             return
         if accepted:
@@ -602,7 +627,7 @@ class Game:
         # The hands in speaking order, for the lances the cards decide.
         s0, s1, s2, s3 = ORDER[self.mano]
         e0, e1, e2, e3 = evals[s0], evals[s1], evals[s2], evals[s3]
-        tally = []
+        tally: list[TallyRow] = []
         done = False
         for lance, how, winner, bet, deje in self._results:
             if winner is None:
@@ -642,7 +667,7 @@ class Game:
             self.phase = "recuento"
             self._lance = -1
 
-    def _tally_without_recuento(self) -> list[tuple]:
+    def _tally_without_recuento(self) -> list[TallyRow]:
         """Lance results when the hand stops before its recuento (a deje or an órdago)."""
         return [
             (lance, how, winner, deje, deje, bet, deje, 0)

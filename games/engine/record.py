@@ -7,19 +7,19 @@ nothing; they are validated as they go.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from operator import itemgetter, length_hint
 from typing import Any
 
 from .cards import CODE_TO_ID, CODES, MODES
 from .errors import IllegalAction, RecordError
-from .game import TARGET, Game
+from .game import TARGET, ActEntry, Game, TallyRow
 from .view import lance_entry
 
 FORMAT = "mus-record/1"
 
 
-def _action_dict(a: tuple) -> dict[str, Any]:
+def _action_dict(a: ActEntry) -> dict[str, Any]:
     seat, act, to, cards, _lance = a
     if to is not None:
         return {"seat": seat, "act": act, "to": to}
@@ -28,7 +28,9 @@ def _action_dict(a: tuple) -> dict[str, Any]:
     return {"seat": seat, "act": act}
 
 
-def _hand_dict(deck: tuple[int, ...], resh, acts) -> dict[str, Any]:
+def _hand_dict(
+    deck: tuple[int, ...], resh: list[tuple[int, ...]], acts: list[ActEntry]
+) -> dict[str, Any]:
     d: dict[str, Any] = {"deck": [CODES[c] for c in deck]}
     if resh:  # only hands whose pile ran out have reshuffles
         d["reshuffles"] = [[CODES[c] for c in pile] for pile in resh]
@@ -56,7 +58,7 @@ _ARITY: dict[str, int] = {a: 2 for a in _SIMPLE_ACTS} | {"envido": 3, "descarte"
 _ACT_INFO: dict[str, tuple[str, int]] = {a: (a, n) for a, n in _ARITY.items()}
 #: The reshuffles of a hand that has none (never changed: _reshuffle only takes from a list
 #: that is not empty).
-_NO_PILES: list = []
+_NO_PILES: list[tuple[int, ...]] = []
 #: The 40 card ids as bytes, for _parse_cards.
 _ALL_IDS = bytes(range(40))
 _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
@@ -85,7 +87,7 @@ def _parse_cards(codes: Any, n: int | None) -> tuple[int, ...] | None:
     return ids
 
 
-def _index(actions: list, it: Iterator) -> int:
+def _index(actions: list[Any], it: Iterator[Any]) -> int:
     """1-based index of the action ``it`` (an iterator over ``actions``) handed out last."""
     return len(actions) - length_hint(it)
 
@@ -222,7 +224,7 @@ def replay(record: Any, upto: int | None = None) -> Game:
     return g
 
 
-def _hand_result(mano: int, scores: tuple[int, int], tally) -> dict[str, Any]:
+def _hand_result(mano: int, scores: tuple[int, int], tally: Sequence[TallyRow]) -> dict[str, Any]:
     return {
         "mano": mano,
         "scores": list(scores),

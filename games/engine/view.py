@@ -11,12 +11,12 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .game import LANCES, PASO, QUERIDO, Game, legal_actions
+from .game import LANCES, PASO, QUERIDO, ActEntry, Game, TallyRow, legal_actions
 
 _SHOWN_PHASES = ("recuento", "terminada", "cancelada")
 
 
-def lance_entry(t: tuple) -> dict[str, Any]:
+def lance_entry(t: TallyRow) -> dict[str, Any]:
     """A recuento row: how the lance went, who won it and the tantos it was worth/counted."""
     lance, how, winner, worth, counted, bet, deje, bonus = t
     return {
@@ -72,7 +72,12 @@ HISTORY_KEYS = (*ACT_KEYS, "shown_won", "shown_lost")
 BIG_BET = 5  # an envido "big": more than this many tantos over what stood
 
 
-def act_summary(entries: Iterable[tuple]) -> list[dict[str, int]]:
+#: What ``act_summary`` reads of one thing said: (seat, act, envido amount or None, lance), the
+#: lance as the engine's index (-1 outside the lances) or as a view's name (None outside).
+SaidEntry = tuple[int, str, int | None, int | str | None]
+
+
+def act_summary(entries: Iterable[SaidEntry]) -> list[dict[str, int]]:
     """What each seat said in the lances of one hand, counted (public: everybody heard it).
 
     ``entries``: ``(seat, act, to, lance)`` in the order said; entries whose lance is None or
@@ -95,6 +100,7 @@ def act_summary(entries: Iterable[tuple]) -> list[dict[str, int]]:
             if act == "paso":
                 c["pasos"] += 1
             elif act == "envido":
+                assert to is not None  # an envido always has its amount
                 c["bets"] += 1
                 c["big"] += to > BIG_BET
                 standing = to
@@ -107,6 +113,7 @@ def act_summary(entries: Iterable[tuple]) -> list[dict[str, int]]:
         elif act == "no_quiero":
             c["no_quiero"] += 1
         elif act == "envido":
+            assert to is not None
             c["raises"] += 1
             c["big"] += to - standing > BIG_BET
             standing = max(standing, to)
@@ -116,7 +123,7 @@ def act_summary(entries: Iterable[tuple]) -> list[dict[str, int]]:
     return out
 
 
-def _hand_history(acts: list[tuple], tally: Sequence[tuple]) -> list[dict[str, int]]:
+def _hand_history(acts: list[ActEntry], tally: Sequence[TallyRow]) -> list[dict[str, int]]:
     """``act_summary`` of a finished hand plus, per seat, the bets it made in lances that were
     accepted and decided at the recuento (``shown_won`` / ``shown_lost``): the recuento shows
     everybody who won them."""
@@ -135,7 +142,7 @@ def _hand_history(acts: list[tuple], tally: Sequence[tuple]) -> list[dict[str, i
 
 #: id(archived actions list) -> (that list, its _hand_history). Archived hands never change
 #: (game.py gives every new hand fresh lists), so a summary is computed once per hand.
-_HISTORY_CACHE: OrderedDict[int, tuple[list, list[dict[str, int]]]] = OrderedDict()
+_HISTORY_CACHE: OrderedDict[int, tuple[list[ActEntry], list[dict[str, int]]]] = OrderedDict()
 _HISTORY_CACHE_SIZE = 4096
 
 

@@ -1,9 +1,7 @@
-"""Factories and fixtures for the accounts tests."""
+"""Fixtures for the accounts tests."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,21 +9,7 @@ from django.test import Client
 
 import accounts.profile
 from accounts.models import User
-
-PASSWORD = "baraja-de-40-cartas"
-BACKEND = "accounts.backends.ActiveAccountBackend"
-
-_numbers = itertools.count(1)
-
-
-def make_user(**fields: Any) -> User:
-    """A saved player with a usable password (`PASSWORD` unless `password=` is given)."""
-    password = fields.pop("password", PASSWORD)
-    fields.setdefault("username", f"jugador{next(_numbers)}")
-    user = User(**fields)
-    user.set_password(password)
-    user.save()
-    return user
+from tests.factories import login, make_user
 
 
 @pytest.fixture(autouse=True)
@@ -41,17 +25,11 @@ def _only_accounts_profile_sections(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def user_factory(db: None) -> Callable[..., User]:
-    return make_user
-
-
-@pytest.fixture
 def player(db: None) -> User:
-    return make_user(username="carmen", display_name="Carmen", email="carmen@example.com")
+    return make_user("carmen", display_name="Carmen", email="carmen@example.com")
 
 
 @pytest.fixture
 def player_client(client: Client, player: User) -> Client:
     """A client signed in as `player`."""
-    client.force_login(player, backend=BACKEND)
-    return client
+    return login(player, client)

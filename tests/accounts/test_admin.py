@@ -4,17 +4,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-
-from .conftest import make_user
+from tests.factories import login, make_user
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def staff_client(client: Client) -> Client:
-    admin = make_user(username="jefa", is_staff=True, is_superuser=True)
-    client.force_login(admin, backend="accounts.backends.ActiveAccountBackend")
-    return client
+    return login(make_user(username="jefa", is_staff=True, is_superuser=True), client)
 
 
 def test_the_player_list_shows_the_moderation_columns(staff_client: Client) -> None:

@@ -8,8 +8,7 @@ from django.urls import reverse
 from django.utils import formats, timezone, translation
 
 from accounts.models import User
-
-from .conftest import PASSWORD, make_user
+from tests.factories import PASSWORD, login, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -161,8 +160,7 @@ def test_logout_by_get_is_refused(player_client: Client, player: User) -> None:
 
 
 def test_logout_enforces_csrf(player: User) -> None:
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(player, backend="accounts.backends.ActiveAccountBackend")
+    client = login(player, enforce_csrf_checks=True)
     assert client.post(LOGOUT_URL).status_code == 403
     assert client.session[SESSION_KEY] == str(player.pk)
 

@@ -7,8 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-
-from .conftest import PASSWORD, make_user
+from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.profile import register_profile_context, unregister_profile_context
-
-from .conftest import make_user
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -136,7 +135,7 @@ class TestExtensionPoints:
             from accounts.profile import profile_context
 
             request = RequestFactory().get("/")
-            request.user = make_user()
+            request.user = make_user("pepe")
             profile_context(request, request.user)
         finally:
             unregister_profile_context(provider)

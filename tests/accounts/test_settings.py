@@ -4,8 +4,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-
-from .conftest import make_user
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,7 @@ from django.conf import settings
 from django.test import Client
 
 import accounts
-
-from .conftest import make_user
+from tests.factories import make_user
 
 LOCALE = Path(accounts.__file__).parent / "locale" / "en" / "LC_MESSAGES"
 

@@ -14,11 +14,11 @@ from axe_playwright_python.sync_playwright import Axe
 from accounts.models import User
 from games import services
 from games.models import Table
-from tests.rankings.conftest import finished_game
+from tests.factories import finished_game, make_players, session_key, started_table
 
-from .support import DESKTOP, PHONE, logged_in_page, make_players, session_key_for, started_table
+from .support import DESKTOP, PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def site() -> dict[str, Any]:
@@ -29,8 +29,8 @@ def site() -> dict[str, Any]:
     viewer: User = players[0]
     return {
         "me": viewer.username,
-        "key": session_key_for(viewer),
-        "live_key": session_key_for(live.seats.get(seat=0).user),
+        "key": session_key(viewer),
+        "live_key": session_key(live.seats.get(seat=0).user),
         "game": game.pk,
         "live": live.pk,
         "waiting": waiting.pk,

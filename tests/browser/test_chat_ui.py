@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
+from tests.factories import make_players, session_key, started_table
 from tests.live import screenshot
 
-from .support import DESKTOP, PHONE, logged_in_page, make_players, session_key_for, started_table
+from .support import DESKTOP, PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def test_chat_lines_reach_the_table_as_plain_text(
@@ -19,8 +20,8 @@ def test_chat_lines_reach_the_table_as_plain_text(
 ) -> None:
     players = orm(make_players, ["ana", "bruno", "carmen", "dani"])
     table = orm(started_table, players)
-    ana = logged_in_page(browser, live_site, orm(session_key_for, players[0]), DESKTOP)
-    bruno = logged_in_page(browser, live_site, orm(session_key_for, players[1]), PHONE)
+    ana = logged_in_page(browser, live_site, orm(session_key, players[0]), DESKTOP)
+    bruno = logged_in_page(browser, live_site, orm(session_key, players[1]), PHONE)
     for page in (ana, bruno):
         page.goto(f"{live_site}/mesas/{table.pk}/")
         page.wait_for_selector("#mus-table[data-connected='1']", timeout=20_000)

@@ -7,11 +7,12 @@ from typing import Any
 import pytest
 
 from games.models import Table
+from tests.factories import PASSWORD
 from tests.live import screenshot
 
-from .support import DESKTOP, PASSWORD, PHONE
+from .support import DESKTOP, PHONE
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TIMEOUT = 10_000
 

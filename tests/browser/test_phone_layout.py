@@ -9,12 +9,12 @@ import pytest
 from accounts.models import User
 from games import services
 from games.models import Table
+from tests.factories import finished_game, make_players, session_key, started_table
 from tests.live import screenshot
-from tests.rankings.conftest import finished_game
 
-from .support import logged_in_page, make_players, session_key_for, started_table
+from .support import logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # The narrowest phones still in use, and a common one.
 WIDTHS = (320, 390)
@@ -35,10 +35,10 @@ def site_with_games() -> dict[str, Any]:
     table = started_table(live)
     return {
         "me": players[0],
-        "me_key": session_key_for(players[0]),
+        "me_key": session_key(players[0]),
         "game": games[0].pk,
         "table": table.pk,
-        "table_key": session_key_for(live[0]),
+        "table_key": session_key(live[0]),
     }
 
 

@@ -10,18 +10,12 @@ import pytest
 from accounts.models import User
 from games import services
 from games.models import Table
+from tests.factories import finished_game, make_players, session_key, started_table
 from tests.live import screenshot
 
-from .support import (
-    DESKTOP,
-    PHONE,
-    logged_in_page,
-    make_players,
-    session_key_for,
-    started_table,
-)
+from .support import DESKTOP, PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 CARD_SRC = re.compile(r"/cards/((?:[1-7]|1[0-2])[oceb])\.svg$")
 TIMEOUT = 10_000
@@ -113,10 +107,10 @@ def test_four_players_play_a_complete_hand_through_the_ui(
     table = orm(started_table, players, seed=11)
     viewports = [DESKTOP, PHONE, DESKTOP, PHONE]
     pages = [
-        logged_in_page(browser, live_site, orm(session_key_for, user), viewports[seat])
+        logged_in_page(browser, live_site, orm(session_key, user), viewports[seat])
         for seat, user in enumerate(players)
     ]
-    onlooker = logged_in_page(browser, live_site, orm(session_key_for, onlooker_user), PHONE)
+    onlooker = logged_in_page(browser, live_site, orm(session_key, onlooker_user), PHONE)
     for page in [*pages, onlooker]:  # they all load side by side
         page.goto(f"{live_site}/mesas/{table.pk}/", wait_until="commit")
     for page in [*pages, onlooker]:
@@ -249,12 +243,10 @@ def test_four_players_play_a_complete_hand_through_the_ui(
 def test_the_players_of_a_finished_game_ask_for_a_rematch_and_meet_at_the_new_table(
     live_site: str, browser: Any, orm: Any
 ) -> None:
-    from tests.rankings.conftest import finished_game
-
     def setup() -> tuple[int, list[str], list[str]]:
         players = make_players(["rosa", "tomas", "ursula", "victor"])
         table = finished_game(players, private=True)
-        return table.pk, [session_key_for(p) for p in players], [p.username for p in players]
+        return table.pk, [session_key(p) for p in players], [p.username for p in players]
 
     old, keys, names = orm(setup)
     pages = [logged_in_page(browser, live_site, keys[i], PHONE) for i in (0, 1)]
@@ -286,7 +278,7 @@ def test_a_chime_says_the_turn_has_come_unless_the_player_turned_it_off(
     table = orm(started_table, players, seed=3)
     mano = orm(lambda: services.game_of(Table.objects.get(pk=table.pk)).mano)
     last = (mano + 3) % 4  # speaks fourth in every round
-    page = logged_in_page(browser, live_site, orm(session_key_for, players[last]), DESKTOP)
+    page = logged_in_page(browser, live_site, orm(session_key, players[last]), DESKTOP)
     page.goto(f"{live_site}/mesas/{table.pk}/")
     page.wait_for_selector('#mus-table[data-connected="1"][data-phase="mus"]', timeout=TIMEOUT)
 
@@ -308,9 +300,10 @@ def test_a_chime_says_the_turn_has_come_unless_the_player_turned_it_off(
     assert page.locator(".seat .seat-elo").count() == 4
     # Opening the page is not the turn arriving; somebody else's turn makes no sound.
     assert chimes() == 0
+    v = version(page)
     play(mano, "mus")
     play((mano + 1) % 4, "mus")
-    page.wait_for_timeout(500)
+    wait_past([page], v + 1)  # both drawn (the chime would come with the drawing)
     assert chimes() == 0
     play((mano + 2) % 4, "mus")
     page.wait_for_selector("#mus-table.my-turn", timeout=TIMEOUT)

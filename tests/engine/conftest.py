@@ -1,8 +1,8 @@
 """The engine tests need no database, Django or browser.
 
-tests/conftest.py has a session-wide autouse fixture that sets up the test database; it is
-overridden here by a no-op of the same name so that the engine tests run anywhere, also with
-``-p no:django``.
+tests/conftest.py has autouse fixtures that set up the test database and clean up after the
+site's consumers; they are overridden here by no-ops of the same names so that the engine tests
+run anywhere, also with ``-p no:django``.
 """
 
 from __future__ import annotations
@@ -14,4 +14,14 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _close_connection_pools() -> Iterator[None]:
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _close_async_database_connections() -> Iterator[None]:
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
     yield

@@ -1,4 +1,4 @@
-"""The bot (games/engine/bot.py) and the arena (games/engine/arena.py): no database needed.
+"""The bot (games/engine/bot.py) and the arena (tools/arena.py): no database needed.
 
 What is claimed here:
 * every decision is one of the legal actions, in every phase of both modes;
@@ -38,14 +38,6 @@ from games.engine import (
     replay,
     view,
 )
-from games.engine.arena import (
-    passive_player,
-    play_game,
-    random_player,
-    run_matchup,
-    uniform_player,
-    wilson,
-)
 from games.engine.bot import (
     _discard,
     _looseness,
@@ -57,6 +49,14 @@ from games.engine.bot import (
 from games.engine.cards import CODE_TO_ID, CODES, EFFECTIVE_RANK, HAND_BIT
 from games.engine.errors import RecordError
 from games.engine.evaluate import EVAL_TABLE
+from tools.arena import (
+    passive_player,
+    play_game,
+    random_player,
+    run_matchup,
+    uniform_player,
+    wilson,
+)
 
 from .support import deal, play
 

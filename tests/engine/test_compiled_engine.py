@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 from games.engine import Game, apply, new_game
-from games.engine.bench import random_action
+from tools.engine_bench import random_action
 
 from .support import REPO, run_replay, vectors_dir
 

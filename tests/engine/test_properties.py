@@ -18,8 +18,8 @@ from games.engine import (
     replay,
     view,
 )
-from games.engine.bench import random_action
 from games.engine.cards import CODES
+from tools.engine_bench import random_action
 
 from .support import strings_in
 

@@ -140,7 +140,7 @@ def test_the_replay_command_exits_2_for_invalid_json(tmp_path):
 def test_the_bench_command_plays_and_replays_and_prints_rates():
     env = dict(os.environ, PYTHONPATH=str(REPO))
     p = subprocess.run(
-        [sys.executable, "-m", "games.engine.bench", "--games", "4", "--runs", "1"],
+        [sys.executable, "-m", "tools.engine_bench", "--games", "4", "--runs", "1"],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -23,9 +23,9 @@ from games.engine import (
     step_key,
     view,
 )
-from games.engine.arena import random_player
 from games.engine.cards import CODES
 from games.engine.view import HISTORY_KEYS
+from tools.arena import random_player
 
 from .support import deal, lances, pass_all, pass_lance, play, strings_in
 

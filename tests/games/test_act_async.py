@@ -13,8 +13,8 @@ from accounts.models import User
 from games import engine, services
 from games.models import Table
 from games.services import bots
-
-from .conftest import leaked_cards, started_table
+from tests.factories import started_table
+from tests.sockets import leaked_cards
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -10,27 +10,12 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games.models import ChatMessage, Table
+from games.models import ChatMessage
 from games.services import ServiceError, chat
-
-from .conftest import communicator, receive, session_cookie_for, started_table
+from tests.factories import started_table
+from tests.sockets import join, next_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-async def join(table: Table, user: User) -> Any:
-    cookie = await database_sync_to_async(session_cookie_for)(user)
-    comm = communicator(table.pk, cookie)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
-
-
-async def next_of(comm: Any, kind: str) -> dict[str, Any]:
-    while True:
-        message = await receive(comm)
-        if message["type"] == kind:
-            return message
 
 
 async def test_a_chat_line_reaches_everybody_at_the_table_and_is_kept(

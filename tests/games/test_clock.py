@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import threading
 import time
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -18,23 +18,14 @@ from accounts.models import User
 from games import engine, services
 from games.models import Seat, Table
 from games.tasks import sweep_deadlines
-from tests.live import celery_worker, daphne_process
-
-from .conftest import leaked_cards, session_cookie_for, started_table
+from tests.factories import session_cookie, started_table
+from tests.live import celery_worker, daphne_process, daphne_server, wait_until
+from tests.sockets import leaked_cards
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.filterwarnings("ignore:connect\\(\\) must be used as a context manager"),
 ]
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def overdue(table: Table) -> Table:
@@ -43,6 +34,7 @@ def overdue(table: Table) -> Table:
     return table
 
 
+@pytest.mark.slow
 def test_a_turn_deadline_plays_the_default_through_a_real_worker_and_beat(
     four_players: list[User], settings: Any
 ) -> None:
@@ -183,7 +175,7 @@ def ws_url(base: str, table: Table) -> str:
 def open_socket(base: str, table: Table, user: User) -> Any:
     return connect(
         ws_url(base, table),
-        additional_headers={"Cookie": session_cookie_for(user), "Origin": base},
+        additional_headers={"Cookie": session_cookie(user), "Origin": base},
         open_timeout=10,
     )
 
@@ -199,6 +191,35 @@ def next_state(
             return message
 
 
+@pytest.mark.slow
+def test_a_daphne_killed_mid_game_leaves_no_phantom_seat(four_players: list[User]) -> None:
+    """Its sockets never said goodbye: once the process stops beating, the sweep drops them
+    and every seat waits for its player (RULES.md §8.3), within seconds."""
+    table = started_table(four_players)
+    with (
+        celery_worker(beat=True, MUS_SWEEP_SECONDS="1", MUS_PROCESS_TIMEOUT_SECONDS="3"),
+        daphne_server(MUS_PROCESS_BEAT_SECONDS="1") as (base, proc),
+    ):
+        socks = [open_socket(base, table, player) for player in four_players]
+        for seat, sock in enumerate(socks):
+            next_state(sock, seat)
+        wait_until(lambda: set(seats(table, "connections")) == {1})
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        assert set(seats(table, "connections")) == {1}  # nobody said goodbye
+        killed = time.monotonic()
+        wait_until(lambda: set(seats(table, "connections")) == {0}, timeout=20)
+        waited = time.monotonic() - killed
+    assert None not in seats(table, "reconnect_deadline")
+    assert waited < 15
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING  # waiting, not gone
+
+
+def seats(table: Table, field: str) -> list[Any]:
+    return list(Seat.objects.filter(table=table).order_by("seat").values_list(field, flat=True))
+
+
+@pytest.mark.slow
 def test_a_table_works_with_its_players_on_two_daphne_processes(four_players: list[User]) -> None:
     table = started_table(four_players)
     with daphne_process() as first, daphne_process() as second:
@@ -227,6 +248,7 @@ def test_a_table_works_with_its_players_on_two_daphne_processes(four_players: li
             sock.close()
 
 
+@pytest.mark.slow
 def test_restarting_daphne_mid_hand_loses_nothing(four_players: list[User]) -> None:
     table = started_table(four_players)
     mano = services.game_of(table).mano
@@ -253,6 +275,7 @@ def test_restarting_daphne_mid_hand_loses_nothing(four_players: list[User]) -> N
         other.close()
 
 
+@pytest.mark.slow
 def test_a_player_who_reconnects_in_time_gets_the_seat_and_cards_back(
     four_players: list[User], settings: Any
 ) -> None:
@@ -276,6 +299,7 @@ def test_a_player_who_reconnects_in_time_gets_the_seat_and_cards_back(
         watcher.close()
 
 
+@pytest.mark.slow
 def test_a_player_who_does_not_come_back_gets_the_game_cancelled(
     four_players: list[User],
 ) -> None:

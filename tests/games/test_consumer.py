@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any
@@ -13,28 +12,17 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from games import engine, services
 from games.models import Table
-
-from .conftest import (
+from tests.factories import session_cookie, started_table
+from tests.sockets import (
     communicator,
+    connect_all,
     leaked_cards,
     receive,
     receive_state,
-    session_cookie_for,
-    started_table,
+    welcomed,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-async def connect_all(table: Table, players: list[User]) -> list[Any]:
-    comms = []
-    for player in players:
-        cookie = await database_sync_to_async(session_cookie_for)(player)
-        comm = communicator(table.pk, cookie)
-        connected, _ = await comm.connect()
-        assert connected
-        comms.append(comm)
-    return comms
 
 
 async def latest_states(comms: list[Any], states: list[dict[str, Any]], seats: list[int]) -> None:
@@ -119,7 +107,7 @@ async def test_it_refuses_an_anonymous_socket(four_players: list[User]) -> None:
 
 async def test_it_refuses_a_socket_from_a_foreign_origin(four_players: list[User]) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    cookie = await database_sync_to_async(session_cookie_for)(four_players[0])
+    cookie = await database_sync_to_async(session_cookie)(four_players[0])
     comm = communicator(table.pk, cookie, origin="http://evil.example")
     connected, _ = await comm.connect()
     assert not connected
@@ -127,8 +115,7 @@ async def test_it_refuses_a_socket_from_a_foreign_origin(four_players: list[User
 
 async def _player_to_act(table: Table, players: list[User]) -> tuple[Any, dict, int, list[Any]]:
     comms = await connect_all(table, players)
-    states = [await receive_state(c) for c in comms]
-    await asyncio.sleep(0.05)
+    states = await welcomed(comms)
     await latest_states(comms, states, [0, 1, 2, 3])
     seat = next(i for i in range(4) if states[i]["you"]["legal"])
     return comms[seat], states[seat], seat, comms
@@ -211,7 +198,7 @@ async def test_a_private_table_refuses_a_socket_without_the_invitation(
         four_players[0], "4-reyes", private=True
     )
     stranger = await database_sync_to_async(make_user)("intruso")
-    cookie = await database_sync_to_async(session_cookie_for)(stranger)
+    cookie = await database_sync_to_async(session_cookie)(stranger)
     comm = communicator(table.pk, cookie)
     connected, code = await comm.connect()
     assert not connected
@@ -253,7 +240,8 @@ async def test_an_action_against_an_earlier_step_is_refused_as_stale(
     table = await database_sync_to_async(started_table)(four_players)
     comm, state, _seat, comms = await _player_to_act(table, four_players)
     await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "corto"}))
-    await asyncio.sleep(0.2)
+    while (await receive_state(comm))["v"] == state["v"]:
+        pass
     # The lances have begun: an opening bet sent against the mus version is out of date.
     await comm.send_to(
         text_data=json.dumps({"type": "action", "v": state["v"], "act": "envido", "to": 2})

@@ -11,8 +11,8 @@ from django.db import connection
 from accounts.models import User
 from games import services
 from games.models import Table
-
-from .conftest import leaked_cards, started_table
+from tests.factories import started_table
+from tests.sockets import leaked_cards
 
 pytestmark = pytest.mark.django_db
 

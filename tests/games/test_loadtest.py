@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import loadtest, services
+from games import services
 from games.models import Table
 from tests.live import daphne_process
+from tools import loadtest
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -40,14 +42,19 @@ def test_the_players_of_a_finished_game_move_on_to_a_new_table_and_play_it() -> 
     # next table, so the number of tables in play stays the one asked for.
     clients = loadtest.setup_tables(1, "4-reyes", "t2")
     first = clients[0].table_id
+    moved = Table.objects.filter(pk=first, version__gt=Table.objects.get(pk=first).version)
 
     async def run(url: str) -> loadtest.Stats:
         for client in clients:
             client.url = url
         playing = asyncio.create_task(loadtest.run_clients(clients, 8, 0.2, 50))
-        await asyncio.sleep(2)
+        # Once the clients play the first table (a move of theirs went through), it is cancelled.
+        deadline = time.monotonic() + 20
+        while not await moved.aexists():
+            assert time.monotonic() < deadline, "the clients never played their first table"
+            await asyncio.sleep(0.05)
         if not await sync_to_async(services.cancel_game)(first, Table.CancelReason.SYSTEM):
-            # An órdago accepted in the first two seconds ended the game on its own (CI saw it).
+            # An órdago accepted in the first moves ended the game on its own (CI saw it).
             status = await Table.objects.filter(pk=first).values_list("status", flat=True).aget()
             assert status == Table.Status.FINISHED
         stats, _wall = await playing

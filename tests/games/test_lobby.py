@@ -13,8 +13,7 @@ from accounts.models import User
 from games import services
 from games.models import Seat, Table
 from games.services.storage import compare_and_set
-
-from .conftest import login, seat_all
+from tests.factories import login, seat_all
 
 pytestmark = pytest.mark.django_db
 
@@ -61,8 +60,7 @@ def test_it_refuses_an_unknown_mode(make_user: Callable[..., User]) -> None:
 
 
 def test_it_refuses_a_post_without_the_csrf_token(make_user: Callable[..., User]) -> None:
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(make_user(), backend="accounts.backends.ActiveAccountBackend")
+    client = login(make_user(), enforce_csrf_checks=True)
     response = client.post("/mesas/nueva/", {"mode": "4-reyes"})
     assert response.status_code == 403
     assert Table.objects.count() == 0

@@ -12,8 +12,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import services
 from games.models import Connection, Seat, ServerProcess, Table
-
-from .conftest import seat_all
+from tests.factories import seat_all
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,7 @@ from accounts.models import User
 from games import services
 from games.models import Table
 from games.services import bots
-
-from .conftest import login, started_table
+from tests.factories import login, started_table
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,7 @@ from accounts.models import User
 from games import services
 from games.models import Table
 from games.services import bots
-from tests.rankings.conftest import finished_game
-
-from .conftest import login, started_table
+from tests.factories import finished_game, login, started_table
 
 pytestmark = pytest.mark.django_db
 

@@ -14,15 +14,9 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Table
 from moderation.models import ModerationAction
+from tests.factories import login, seat_all, session_cookie, staff_with
 
-from .conftest import (
-    BACKEND,
-    action_post,
-    confirm_post,
-    seat_all,
-    session_cookie_for,
-    staff_with,
-)
+from .support import action_post, confirm_post
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +64,7 @@ def test_the_ban_action_bans_every_chosen_player_until_the_date_given(
     admin_client: Client, four_players: list[User]
 ) -> None:
     table = seat_all(four_players)
-    session_cookie_for(four_players[2])
+    session_cookie(four_players[2])
     until = timezone.localtime() + timedelta(days=7)
     response = confirm_post(
         admin_client,
@@ -176,7 +170,7 @@ def test_a_ban_typed_into_the_players_page_applies_the_whole_ban(
 ) -> None:
     player = four_players[2]
     table = seat_all(four_players)
-    session_cookie_for(player)
+    session_cookie(player)
     url = reverse("admin:accounts_user_change", args=[player.pk])
     form = admin_client.get(url).context["adminform"].form
     data = {
@@ -238,9 +232,9 @@ def test_a_ban_typed_into_the_players_page_needs_a_reason(
 def test_staff_without_the_change_permission_get_no_measures(
     client: Client, make_user: Callable[..., User]
 ) -> None:
-    helper = staff_with(make_user, "view_user")
+    helper = staff_with("view_user")
     player = make_user("pilar")
-    client.force_login(helper, backend=BACKEND)
+    login(helper, client)
     listing = client.get(USERS)
     assert listing.status_code == 200
     assert "ban_players" not in listing.content.decode()
@@ -253,9 +247,9 @@ def test_staff_without_the_change_permission_get_no_measures(
 def test_staff_with_the_change_permission_can_ban(
     client: Client, make_user: Callable[..., User]
 ) -> None:
-    helper = staff_with(make_user, "view_user", "change_user", "view_moderationaction")
+    helper = staff_with("view_user", "change_user", "view_moderationaction")
     player = make_user("pilar")
-    client.force_login(helper, backend=BACKEND)
+    login(helper, client)
     response = confirm_post(client, USERS, "ban_players", [player.pk], reason="Insultos")
     assert response.status_code == 302
     assert User.objects.get(pk=player.pk).is_banned

@@ -17,8 +17,9 @@ from games.models import ChatMessage, Table
 from moderation import actions
 from moderation.models import ModerationAction
 from rankings import services as rating_services
+from tests.factories import finished_game, seat_all, started_table
 
-from .conftest import action_post, confirm_post, seat_all, started_table
+from .support import action_post, confirm_post
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,6 @@ def test_a_finished_tables_page_links_to_its_rematch(
     admin_client: Client, four_players: list[User]
 ) -> None:
     from games import services
-    from tests.rankings.conftest import finished_game
 
     old = finished_game(four_players)
     new = services.rematch(four_players[0], old.pk)

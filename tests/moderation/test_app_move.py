@@ -20,8 +20,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import User
 from moderation.models import ModerationAction, Report
-
-from .conftest import ended_table
+from tests.factories import ended_table
 
 BEFORE_THE_MOVE = [("accounts", "0002_moderation")]
 

@@ -11,6 +11,7 @@ from django.urls import reverse
 from accounts.models import User
 from moderation import actions
 from moderation.models import ModerationAction
+from tests.factories import started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -95,8 +96,6 @@ def test_the_log_admin_refuses_every_permission_to_everybody(
 def test_every_measure_writes_one_entry(
     four_players: list[User], moderator: User, make_user: Callable[..., User]
 ) -> None:
-    from .conftest import started_table
-
     player = make_user("pilar")
     actions.ban(moderator, player, "a")
     actions.unban(moderator, player, "b")

@@ -21,8 +21,8 @@ from moderation.models import ModerationAction
 from rankings import queries
 from rankings import services as rating_services
 from rankings.models import PlayerRating
-
-from .conftest import communicator, receive, seat_all, session_cookie_for, started_table
+from tests.factories import PASSWORD, login, seat_all, session_cookie, started_table
+from tests.sockets import communicator, join, receive
 
 REASON = "Trampas con su pareja"
 
@@ -51,8 +51,8 @@ def test_a_ban_ends_every_session_of_the_player_and_no_one_elses(
 ) -> None:
     player, other = four_players[0], four_players[1]
     for _ in range(2):
-        session_cookie_for(player)
-    session_cookie_for(other)
+        session_cookie(player)
+    session_cookie(other)
     actions.ban(moderator, player, REASON)
     owners = [s.get_decoded().get("_auth_user_id") for s in Session.objects.all()]
     assert owners == [str(other.pk)]
@@ -66,18 +66,14 @@ def test_a_banned_player_cannot_log_in_until_unbanned(
 ) -> None:
     player = make_user("pilar")
     actions.ban(moderator, player, REASON)
-    refused = client.post(
-        "/cuentas/entrar/", {"username": "pilar", "password": "Contraseña-muy-segura-1"}
-    )
+    refused = client.post("/cuentas/entrar/", {"username": "pilar", "password": PASSWORD})
     assert refused.status_code == 200
     assert "_auth_user_id" not in client.session
     assert REASON in refused.content.decode()
     actions.unban(moderator, player, "Recurso aceptado")
     player.refresh_from_db()
     assert not player.is_banned and player.banned_at is None and player.ban_reason == ""
-    welcome = client.post(
-        "/cuentas/entrar/", {"username": "pilar", "password": "Contraseña-muy-segura-1"}
-    )
+    welcome = client.post("/cuentas/entrar/", {"username": "pilar", "password": PASSWORD})
     assert welcome.status_code == 302
     entry = ModerationAction.objects.get(kind="readmitir")
     assert entry.target == player and entry.reason == "Recurso aceptado"
@@ -88,7 +84,7 @@ def test_a_signed_in_player_is_logged_out_by_a_ban(
     client: Client, make_user: Callable[..., User], moderator: User
 ) -> None:
     player = make_user("pilar")
-    client.force_login(player, backend="accounts.backends.ActiveAccountBackend")
+    login(player, client)
     assert client.get("/").context["user"].is_authenticated
     actions.ban(moderator, player, REASON)
     assert not client.get("/").context["user"].is_authenticated
@@ -188,14 +184,6 @@ def test_a_banned_player_is_hidden_from_the_leaderboard_while_banned(
 # --------------------------------------------------------------------------------------------
 # During a game, with real sockets.
 # --------------------------------------------------------------------------------------------
-async def connect(table: Table, user: User) -> Any:
-    cookie = await database_sync_to_async(session_cookie_for)(user)
-    comm = communicator(table.pk, cookie)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
-
-
 async def drain(comm: Any) -> None:
     while not await comm.receive_nothing(timeout=0.1):
         await comm.receive_output()
@@ -222,7 +210,7 @@ async def test_a_ban_during_a_game_cancels_it_closes_the_players_socket_and_tell
     four_players: list[User], moderator: User
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    comms = [await connect(table, p) for p in four_players]
+    comms = [await join(table, p) for p in four_players]
     for comm in comms:
         await drain(comm)
     await database_sync_to_async(actions.ban)(moderator, four_players[2], REASON)
@@ -256,7 +244,7 @@ async def test_a_banned_player_cannot_open_a_table_socket_again(
     four_players: list[User], moderator: User
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    cookie = await database_sync_to_async(session_cookie_for)(four_players[1])
+    cookie = await database_sync_to_async(session_cookie)(four_players[1])
     await database_sync_to_async(actions.ban)(moderator, four_players[1], REASON)
     comm = communicator(table.pk, cookie)
     connected, code = await comm.connect()

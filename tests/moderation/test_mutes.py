@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -13,11 +12,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import ChatMessage, Table
+from games.models import ChatMessage
 from moderation import actions
 from moderation.models import ModerationAction
+from tests.factories import started_table
+from tests.sockets import join, next_of, receive
 
-from .conftest import communicator, confirm_post, receive, session_cookie_for, started_table
+from .support import confirm_post
 
 USERS = reverse("admin:accounts_user_changelist")
 
@@ -57,21 +58,6 @@ def test_a_mute_needs_a_reason(four_players: list[User], moderator: User) -> Non
     with pytest.raises(actions.ModerationError):
         actions.mute(moderator, four_players[0], " ")
     assert not User.objects.get(pk=four_players[0].pk).is_muted
-
-
-async def next_of(comm: Any, kind: str) -> dict[str, Any]:
-    while True:
-        message = await receive(comm)
-        if message["type"] == kind:
-            return message
-
-
-async def join(table: Table, user: User) -> Any:
-    cookie = await database_sync_to_async(session_cookie_for)(user)
-    comm = communicator(table.pk, cookie)
-    connected, _ = await comm.connect()
-    assert connected
-    return comm
 
 
 @pytest.mark.django_db(transaction=True)

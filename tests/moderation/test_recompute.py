@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from unittest import mock
 
@@ -17,10 +16,10 @@ from musweb.celery import app as celery_app
 from rankings import services as rating_services
 from rankings.models import PlayerRating
 from rankings.tasks import recompute_ratings_task
-from tests.live import celery_worker
-from tests.rankings.conftest import finished_game
+from tests.factories import finished_game, login, make_user
+from tests.live import celery_worker, wait_until
 
-from .conftest import BACKEND, action_post, confirm_post
+from .support import action_post, confirm_post
 
 TABLES = reverse("admin:games_table_changelist")
 REASON = "Tras corregir partidas"
@@ -125,7 +124,7 @@ def test_recomputing_says_so_when_the_task_cannot_be_queued(
     four_players: list[User], moderator: User, client: Client
 ) -> None:
     table = finished_game(four_players)
-    client.force_login(moderator, backend=BACKEND)
+    login(moderator, client)
     with mock.patch.object(
         recompute_ratings_task, "apply_async", side_effect=ConnectionError("broker caído")
     ):
@@ -143,7 +142,7 @@ def test_a_result_is_written_into_its_entry_once(moderator: User) -> None:
     assert tasks.record_recompute_failure(None, RuntimeError("tarde"), None, entry.pk) is False
     entry.refresh_from_db()
     assert entry.details == {"status": "hecho", "output": "1 rated games"}
-    other = actions.mute(moderator, User.objects.create_user("pilar"), "Insultos")
+    other = actions.mute(moderator, make_user("pilar"), "Insultos")
     assert tasks.record_recompute({"output": "x"}, other.pk) is False  # not a recompute entry
     assert tasks.record_recompute({"output": "x"}, 999_999) is False
 
@@ -155,15 +154,17 @@ def test_a_real_worker_recomputes_the_ladders_and_fills_in_the_entry(
 ) -> None:
     table = finished_game(four_players, winner=0, rate=True)
     PlayerRating.objects.filter(user=four_players[0]).update(rating=3000)
-    client.force_login(moderator, backend=BACKEND)
+    login(moderator, client)
     with celery_worker():
         done = confirm_post(client, TABLES, "recompute_ratings", [table.pk], reason=REASON)
         assert done.status_code == 302
         entry = ModerationAction.objects.get()
-        deadline = time.monotonic() + 30
-        while entry.details["status"] == "encargado" and time.monotonic() < deadline:
-            time.sleep(0.2)
-            entry.refresh_from_db()
+        wait_until(
+            lambda: ModerationAction.objects.get(pk=entry.pk).details["status"] != "encargado",
+            timeout=30,
+            every=0.2,
+        )
+        entry.refresh_from_db()
     assert entry.details["status"] == "hecho", entry.details
     assert "The stored ladders were replaced." in entry.details["output"]
     assert winner_rating(four_players) == 1520

@@ -14,8 +14,9 @@ from accounts.models import User
 from games import services
 from games.models import Table
 from moderation.models import ModerationAction, Report
+from tests.factories import ended_table, login, seat_all, started_table
 
-from .conftest import BACKEND, action_post, confirm_post, ended_table, seat_all, started_table
+from .support import action_post, confirm_post
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +25,6 @@ QUEUE = reverse("admin:moderation_report_changelist")
 
 def report_url(table: Table) -> str:
     return reverse("moderation:report", args=[table.pk])
-
-
-def signed_in(client: Client, user: User) -> Client:
-    client.force_login(user, backend=BACKEND)
-    return client
 
 
 def errors_of(response) -> str:
@@ -45,7 +41,7 @@ def test_the_form_offers_the_other_human_players_of_the_game(
 ) -> None:
     User.objects.filter(pk=four_players[3].pk).update(is_bot=True)
     table = ended_table(four_players)
-    response = signed_in(client, four_players[0]).get(report_url(table))
+    response = login(four_players[0], client).get(report_url(table))
     assert response.status_code == 200
     page = response.content.decode()
     assert 'value="p1"' in page and 'value="p2"' in page
@@ -60,7 +56,7 @@ def test_the_report_form_is_in_english_for_an_english_player(
 ) -> None:
     table = ended_table(four_players)
     User.objects.filter(pk=four_players[0].pk).update(language="en")
-    page = signed_in(client, four_players[0]).get(report_url(table)).content.decode()
+    page = login(four_players[0], client).get(report_url(table)).content.decode()
     for text in ("Report a player", "Insults or harassment", "Send the report", "Back to the game"):
         assert text in page
     assert "Enviar la denuncia" not in page
@@ -84,7 +80,7 @@ def test_a_player_reports_another_player_after_the_game(
     client: Client, four_players: list[User], status: str
 ) -> None:
     table = ended_table(four_players, status)
-    response = signed_in(client, four_players[0]).post(
+    response = login(four_players[0], client).post(
         report_url(table), {"jugador": "p1", "motivo": "insultos", "texto": "Me insultó."}
     )
     assert response.status_code == 302
@@ -110,7 +106,7 @@ def test_only_the_games_players_may_report(
     client: Client, four_players: list[User], make_user: Callable[..., User]
 ) -> None:
     table = ended_table(four_players)
-    signed_in(client, make_user("mirona"))
+    login(make_user("mirona"), client)
     response = client.get(report_url(table))
     assert response.status_code == 403
     assert "Solo los jugadores" in response.content.decode()
@@ -123,12 +119,12 @@ def test_a_private_game_does_not_reveal_itself_to_outsiders(
     client: Client, four_players: list[User], make_user: Callable[..., User]
 ) -> None:
     table = services.create_table(four_players[0], "4-reyes", private=True)
-    signed_in(client, make_user("mirona"))
+    login(make_user("mirona"), client)
     assert client.get(report_url(table)).status_code == 404
 
 
 def test_a_missing_table_is_404(client: Client, four_players: list[User]) -> None:
-    signed_in(client, four_players[0])
+    login(four_players[0], client)
     assert client.get("/mesas/999999/denunciar/").status_code == 404
 
 
@@ -137,7 +133,7 @@ def test_a_game_that_has_not_ended_cannot_be_reported_yet(
     client: Client, four_players: list[User], when: str
 ) -> None:
     table = seat_all(four_players) if when == "abierta" else started_table(four_players)
-    signed_in(client, four_players[0])
+    login(four_players[0], client)
     response = client.post(report_url(table), {"jugador": "p1", "motivo": "insultos"})
     assert response.status_code == 400
     assert "terminado" in response.content.decode()
@@ -168,7 +164,7 @@ def test_each_refused_report_says_why(
     make_user("mirona")
     User.objects.filter(pk=four_players[3].pk).update(is_bot=True)
     table = ended_table(four_players)
-    response = signed_in(client, four_players[0]).post(report_url(table), data)
+    response = login(four_players[0], client).post(report_url(table), data)
     assert response.status_code == 400
     assert field in response.context["form"].errors
     assert message in errors_of(response)
@@ -178,7 +174,7 @@ def test_each_refused_report_says_why(
 
 def test_a_1000_character_explanation_is_accepted(client: Client, four_players: list[User]) -> None:
     table = ended_table(four_players)
-    response = signed_in(client, four_players[0]).post(
+    response = login(four_players[0], client).post(
         report_url(table), {"jugador": "p1", "motivo": "otro", "texto": "x" * 1000}
     )
     assert response.status_code == 302
@@ -189,7 +185,7 @@ def test_one_open_report_per_reporter_reported_and_game(
     client: Client, four_players: list[User], moderator: User
 ) -> None:
     table = ended_table(four_players)
-    signed_in(client, four_players[0])
+    login(four_players[0], client)
     data = {"jugador": "p1", "motivo": "insultos"}
     assert client.post(report_url(table), data).status_code == 302
     again = client.post(report_url(table), {**data, "motivo": "trampas"})
@@ -197,7 +193,7 @@ def test_one_open_report_per_reporter_reported_and_game(
     assert "Ya denunciaste" in errors_of(again)
     # Another player of the same game, or the same player by another reporter, is fine.
     assert client.post(report_url(table), {"jugador": "p2", "motivo": "trampas"}).status_code == 302
-    signed_in(client, four_players[3])
+    login(four_players[3], client)
     assert client.post(report_url(table), data).status_code == 302
     assert Report.objects.count() == 3
     # Once resolved, the same report can be made again.
@@ -205,14 +201,14 @@ def test_one_open_report_per_reporter_reported_and_game(
 
     first = Report.objects.get(reporter=four_players[0], reported=four_players[1])
     actions.resolve_report(moderator, first, Report.Resolution.NO_ACTION)
-    signed_in(client, four_players[0])
+    login(four_players[0], client)
     assert client.post(report_url(table), data).status_code == 302
 
 
 def test_the_report_form_needs_the_csrf_token(four_players: list[User]) -> None:
     table = ended_table(four_players)
     client = Client(enforce_csrf_checks=True)
-    client.force_login(four_players[0], backend=BACKEND)
+    login(four_players[0], client)
     response = client.post(report_url(table), {"jugador": "p1", "motivo": "insultos"})
     assert response.status_code == 403
     assert not Report.objects.exists()
@@ -220,7 +216,7 @@ def test_the_report_form_needs_the_csrf_token(four_players: list[User]) -> None:
 
 def test_the_report_page_refuses_other_methods(client: Client, four_players: list[User]) -> None:
     table = ended_table(four_players)
-    signed_in(client, four_players[0])
+    login(four_players[0], client)
     assert client.put(report_url(table)).status_code == 405
 
 

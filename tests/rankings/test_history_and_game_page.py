@@ -14,8 +14,7 @@ from accounts.models import User
 from games import engine
 from games.models import Table
 from rankings import queries
-
-from .conftest import finished_game, play_out, started_table
+from tests.factories import finished_game, login, play_out, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -82,13 +81,13 @@ def test_private_games_show_only_to_their_players_and_staff(
     me = four[0].username
     assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk]
     assert client.get(reverse("game_detail", args=[private.pk])).status_code == 404
-    client.force_login(make_user("mirona"))
+    login(make_user("mirona"), client)
     assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk]
     assert client.get(reverse("game_detail", args=[private.pk])).status_code == 404
-    client.force_login(four[3])
+    login(four[3], client)
     assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk, private.pk]
     assert client.get(reverse("game_detail", args=[private.pk])).status_code == 200
-    client.force_login(make_user("staff", is_staff=True))
+    login(make_user("staff", is_staff=True), client)
     assert ids(client.get(HISTORY, {"jugador": me})) == [public.pk, private.pk]
     assert client.get(reverse("game_detail", args=[private.pk])).status_code == 200
 
@@ -100,7 +99,7 @@ def test_the_history_without_a_player_is_your_own_or_everybodys(
     mine = finished_game(four)
     theirs = finished_game(others)
     assert ids(client.get(HISTORY)) == [theirs.pk, mine.pk]
-    client.force_login(four[0])
+    login(four[0], client)
     assert ids(client.get(HISTORY)) == [mine.pk]
     assert client.get(HISTORY, {"jugador": "nadie-con-ese-nombre"}).status_code == 404
 

@@ -13,8 +13,7 @@ from django.utils import timezone
 from accounts.models import User
 from rankings import queries, services
 from rankings.models import PlayerRating
-
-from .conftest import finished_game
+from tests.factories import finished_game
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,7 @@ from accounts.models import User
 from games.models import Table
 from rankings.models import PlayerRating
 from rankings.profile import profile_context
-
-from .conftest import finished_game
+from tests.factories import finished_game, login
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +85,7 @@ def test_private_games_stay_out_of_other_peoples_view_of_a_profile(
     url = reverse("accounts:profile", args=[four[0].username])
     detail = reverse("game_detail", args=[private.pk])
     assert detail not in client.get(url).content.decode()
-    client.force_login(four[0])
+    login(four[0], client)
     assert detail in client.get(url).content.decode()
 
 

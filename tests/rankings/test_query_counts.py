@@ -12,8 +12,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from games.models import Table
-
-from .conftest import finished_game
+from tests.factories import finished_game, login
 
 pytestmark = pytest.mark.django_db
 
@@ -93,7 +92,7 @@ def test_a_signed_in_visitor_adds_only_the_session_and_user_queries(
     pool = players(6)
     game = season(pool, 10, seed=3)
     Table.objects.filter(pk=game.pk).update(private=False)
-    client.force_login(pool[1])
+    login(pool[1], client)
     for name, (url, params, headers) in requests(pool[0], game).items():
         with django_assert_num_queries(SIGNED_IN[name]):
             client.get(url, params, **headers)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from unittest import mock
 
@@ -16,9 +15,8 @@ from rankings import elo
 from rankings.models import PlayerRating, RatedGame, RatingChange
 from rankings.services import bucket_differences
 from rankings.tasks import rate_game
-from tests.live import celery_worker
-
-from .conftest import finished_game, play_out, seat_all, started_table
+from tests.factories import finished_game, play_out, seat_all, started_table
+from tests.live import celery_worker, wait_until
 
 
 def ladder(mode: str = "4-reyes") -> dict[int, tuple[float, int, int]]:
@@ -235,16 +233,12 @@ def test_a_real_worker_rates_a_finished_game_once_even_when_enqueued_again(
     from games import services
 
     services.start_game(four_players[0], table.pk, random.Random(3))
-    with celery_worker():
+    with celery_worker() as worker:
         play_out(Table.objects.get(pk=table.pk), seed=11)  # the game_finished signal enqueues
         for _ in range(3):
             rate_game.delay(table.pk)
-        deadline = time.monotonic() + 30
-        while (
-            time.monotonic() < deadline and not RatedGame.objects.filter(table_id=table.pk).exists()
-        ):
-            time.sleep(0.2)
-        time.sleep(2)  # let the extra messages run too
+        # That one and the three extra messages have all run.
+        wait_until(lambda: worker.finished("rankings.rate_game") >= 4, timeout=30, every=0.2)
     assert RatedGame.objects.filter(table_id=table.pk).count() == 1
     assert RatingChange.objects.filter(table_id=table.pk).count() == 4
     assert sorted(games for _r, games, _w in ladder().values()) == [1, 1, 1, 1]

@@ -12,8 +12,7 @@ from accounts.models import User
 from games.models import Table
 from rankings import services, tasks
 from rankings.models import PlayerRating, RatedGame, RatingChange
-
-from .conftest import finished_game
+from tests.factories import finished_game
 
 pytestmark = pytest.mark.django_db
 

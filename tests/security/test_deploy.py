@@ -13,6 +13,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from tests.factories import PASSWORD
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -133,9 +135,7 @@ def test_the_admin_works_under_the_csp(client: Client) -> None:
 @pytest.mark.django_db
 def test_the_session_cookie_is_http_only(client: Client, make_user) -> None:
     make_user("pilar")
-    response = client.post(
-        "/cuentas/entrar/", {"username": "pilar", "password": "Contraseña-muy-segura-1"}
-    )
+    response = client.post("/cuentas/entrar/", {"username": "pilar", "password": PASSWORD})
     cookie = response.cookies[settings.SESSION_COOKIE_NAME]
     assert cookie["httponly"]
     assert cookie["samesite"] == "Lax"

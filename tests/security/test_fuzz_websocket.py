@@ -25,8 +25,8 @@ from games.consumers import MAX_MESSAGE_BYTES
 from games.engine.actions import ACTS
 from games.models import Table
 from games.services import chat
-
-from .conftest import communicator, session_cookie_for, started_table
+from tests.factories import session_cookie, started_table
+from tests.sockets import communicator
 
 SENTINEL = json.dumps({"type": "ping", "fuzz": "end"})
 
@@ -252,7 +252,7 @@ def test_random_and_malformed_messages_never_move_the_game_or_close_the_socket(
     loop = asyncio.new_event_loop()
     run: Callable[[Any], Any] = loop.run_until_complete
     try:
-        comm = communicator(table.pk, session_cookie_for(sender))
+        comm = communicator(table.pk, session_cookie(sender))
         connected, _ = run(comm.connect())
         assert connected
         first = json.loads(run(comm.receive_from(timeout=5)))
@@ -295,7 +295,7 @@ async def test_a_chat_line_with_unknown_fields_gets_the_error_alone(
     four_players: list[User],
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    cookie = await database_sync_to_async(session_cookie_for)(four_players[0])
+    cookie = await database_sync_to_async(session_cookie)(four_players[0])
     comm = communicator(table.pk, cookie)
     connected, _ = await comm.connect()
     assert connected

@@ -11,11 +11,12 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 
 from accounts.models import User
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 LOGIN = "/cuentas/entrar/"
-GOOD = "Contraseña-muy-segura-1"
+GOOD = PASSWORD
 
 
 def attempt(client: Client, username: str, password: str, ip: str = "203.0.113.7"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,41 +15,15 @@ from accounts.models import User
 from games import services
 from games.models import Seat, Table
 from moderation.models import Report
-
-from .conftest import (
-    BACKEND,
-    communicator,
-    receive,
-    receive_state,
-    seat_all,
-    session_cookie_for,
-    started_table,
-)
-
-
-def signed_in(user: User, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user, backend=BACKEND)
-    return client
+from tests.factories import login, seat_all, started_table
+from tests.sockets import connect_all, receive, receive_state, welcomed
 
 
 # --------------------------------------------------------------------------------------------
 # A seated player acts for their own seat only.
 # --------------------------------------------------------------------------------------------
-async def _sockets(table: Table, players: list[User]) -> list[Any]:
-    comms = []
-    for player in players:
-        cookie = await database_sync_to_async(session_cookie_for)(player)
-        comm = communicator(table.pk, cookie)
-        connected, _ = await comm.connect()
-        assert connected
-        comms.append(comm)
-    return comms
-
-
 async def _latest_states(comms: list[Any]) -> list[dict[str, Any]]:
-    states = [await receive_state(c) for c in comms]
-    await asyncio.sleep(0.05)
+    states = await welcomed(comms)
     for i, comm in enumerate(comms):
         while not await comm.receive_nothing(timeout=0.05):
             message = await receive(comm)
@@ -66,7 +39,7 @@ async def test_an_action_naming_a_seat_is_refused_as_malformed_and_changes_nothi
     four_players: list[User], named: str
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    comms = await _sockets(table, four_players)
+    comms = await connect_all(table, four_players)
     states = await _latest_states(comms)
     to_act = next(i for i in range(4) if states[i]["you"]["legal"])
     sender = (to_act + 1) % 4
@@ -92,7 +65,7 @@ async def test_a_player_seated_elsewhere_cannot_act_at_another_table(
     table = await database_sync_to_async(started_table)(four_players)
     others = [await database_sync_to_async(make_user)(f"otra{i}") for i in range(4)]
     await database_sync_to_async(started_table)(others)
-    [comm] = await _sockets(table, others[:1])
+    [comm] = await connect_all(table, others[:1])
     state = await receive_state(comm)
     assert state["you"] is None
     await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "mus"}))
@@ -114,7 +87,7 @@ def test_only_the_host_may_start_close_or_remove_players_over_http(
     four_players: list[User], name: str, data: dict[str, str]
 ) -> None:
     table = seat_all(four_players)
-    guest = signed_in(four_players[1])
+    guest = login(four_players[1])
     response = guest.post(reverse(f"games:{name}", args=[table.pk]), data)
     assert response.status_code in (302, 400)
     after = Table.objects.get(pk=table.pk)
@@ -127,7 +100,7 @@ def test_only_the_host_may_start_close_or_remove_players_over_http(
 @pytest.mark.django_db
 def test_the_host_may_start_their_table(four_players: list[User]) -> None:
     table = seat_all(four_players)
-    signed_in(four_players[0]).post(reverse("games:start", args=[table.pk]))
+    login(four_players[0]).post(reverse("games:start", args=[table.pk]))
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
 
 
@@ -136,7 +109,7 @@ def test_a_private_table_needs_its_invitation_to_be_seen_or_sat_at(
     four_players: list[User],
 ) -> None:
     table = services.create_table(four_players[0], "4-reyes", private=True)
-    stranger = signed_in(four_players[1])
+    stranger = login(four_players[1])
     assert stranger.get(reverse("games:table", args=[table.pk])).status_code == 404
     stranger.post(reverse("games:sit", args=[table.pk]), {"seat": "1"})
     assert not Seat.objects.filter(table=table, user=four_players[1]).exists()
@@ -164,7 +137,7 @@ def test_the_admin_sends_anonymous_visitors_and_non_staff_players_to_its_login(
     make_user: Callable[..., User], page: str
 ) -> None:
     url = reverse(page)
-    for client in (Client(), signed_in(make_user("jugadora"))):
+    for client in (Client(), login(make_user("jugadora"))):
         response = client.get(url)
         assert response.status_code == 302
         assert response.url.startswith(reverse("admin:login"))
@@ -176,7 +149,7 @@ def test_a_non_staff_player_cannot_use_the_admins_measures(
 ) -> None:
     table = started_table(four_players)
     victim = make_user("victima")
-    player = signed_in(four_players[1])
+    player = login(four_players[1])
     player.post(
         reverse("admin:accounts_user_changelist"),
         {"action": "ban_players", "_selected_action": [victim.pk], "confirmar": "1", "reason": "x"},
@@ -237,7 +210,7 @@ def test_every_form_refuses_a_post_without_the_csrf_token(
 ) -> None:
     table = seat_all(four_players)
     User.objects.filter(pk=four_players[0].pk).update(is_staff=True, is_superuser=True)
-    client = signed_in(User.objects.get(pk=four_players[0].pk), enforce_csrf_checks=True)
+    client = login(User.objects.get(pk=four_players[0].pk), enforce_csrf_checks=True)
     url = reverse(name, args=[table.pk] if with_table else [])
     response = client.post(url, data)
     assert response.status_code == 403

@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from accounts.models import User
+from tests.factories import login, make_user
 
 ROOT = Path(settings.BASE_DIR)
 SKIP_DIRS = {".venv", "node_modules", "staticfiles", "test-artifacts", ".git"}
@@ -354,10 +354,7 @@ def english_client(client: Client) -> Client:
 
 @pytest.fixture
 def english_player(client: Client, db: None) -> Client:
-    user = User.objects.create_user(
-        username="hannah", password="Contraseña-muy-segura-1", language="en"
-    )
-    client.force_login(user, backend="accounts.backends.ActiveAccountBackend")
+    login(make_user("hannah", language="en"), client)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     return client
 

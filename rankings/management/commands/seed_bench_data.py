@@ -6,18 +6,16 @@
 
 The data is added to whatever is there (new players only play among themselves). To keep the
 development database small, more than 50,000 games are refused unless the database's name
-ends in ``_bench`` (or ``--force``).
+ends in ``_bench`` (or ``--force``). The work is done by tools/bench_data.py.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
+from django.core.management.base import BaseCommand
 
-from rankings import bench_data
+from tools import bench_data
 
 
 class Command(BaseCommand):
@@ -31,22 +29,11 @@ class Command(BaseCommand):
         parser.add_argument("--force", action="store_true", help="allow any database")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        name = connection.settings_dict["NAME"]
-        if opts["players"] < 4 or opts["games"] < 0:
-            raise CommandError("At least 4 players and 0 games.")
-        if opts["games"] > 50_000 and not name.endswith("_bench") and not opts["force"]:
-            raise CommandError(
-                f"Refusing to put {opts['games']} games into {name!r}: use a database whose name"
-                " ends in _bench (DATABASE_URL=…/musweb_bench) or --force."
-            )
-        self.stdout.write(
-            f"Seeding {opts['players']} players and {opts['games']} games into {name}…"
-        )
-        stats = bench_data.seed(
+        bench_data.main(
             opts["players"],
             opts["games"],
             seed=opts["seed"],
             days=opts["days"],
-            log=lambda line: self.stdout.write(f"  {line}"),
+            force=opts["force"],
+            write=self.stdout.write,
         )
-        self.stdout.write(json.dumps(stats))

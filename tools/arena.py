@@ -1,7 +1,7 @@
 """Arena: the bot against itself and against baseline players, over many complete games.
 
-    python -m games.engine.arena [--games 2000] [--mode both] [--seed 1]
-                                 [--matchup bot:random --matchup bot:pasivo ...] [--jobs 2]
+    python -m tools.arena [--games 2000] [--mode both] [--seed 1]
+                          [--matchup bot:random --matchup bot:pasivo ...] [--jobs 2]
 
 Players (each decides from ``engine.view(game, seat)`` only):
 
@@ -32,19 +32,19 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from .actions import Action
-from .bench import weighted_choice
-from .bot import decide as bot_decide
-from .cards import MODES
-from .game import apply, new_game
-from .view import view
+from games.engine.actions import Action
+from games.engine.bot import decide as bot_decide
+from games.engine.cards import MODES
+from games.engine.game import apply, new_game
+from games.engine.view import view
+from tools.engine_bench import weighted_choice
 
 Player = Callable[[dict[str, Any], random.Random], Action]
 MAX_ACTIONS = 50_000  # a game that has not ended by then is counted as unfinished
 
 
 def random_player(v: dict[str, Any], rng: random.Random) -> Action:
-    """Random legal play with the weights of ``bench.random_action``, for one seat."""
+    """Random legal play with the weights of ``engine_bench.random_action``, for one seat."""
     you = v["you"]
     return weighted_choice(you["seat"], you["legal"], you["cards"], rng)
 
@@ -153,7 +153,12 @@ def play_game(
     }
 
 
-def _run_chunk(args: tuple[str, str, list[int], str, int]) -> tuple[list[dict], dict, dict]:
+#: One worker's share of a matchup: its games' results, then decision times (wall clock, CPU)
+#: by player kind.
+Chunk = tuple[list[dict[str, Any]], dict[str, list[float]], dict[str, list[float]]]
+
+
+def _run_chunk(args: tuple[str, str, list[int], str, int]) -> Chunk:
     a, b, indexes, mode, seed = args
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
@@ -170,7 +175,7 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
             parts = list(ex.map(_run_chunk, [(a, b, c, mode, seed) for c in chunks]))
     else:
         parts = [_run_chunk((a, b, indexes, mode, seed))]
-    results: list[dict] = []
+    results: list[dict[str, Any]] = []
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
     for res, tim, cpu in parts:
@@ -207,7 +212,7 @@ def time_stats(times: list[float]) -> tuple[float, float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m games.engine.arena", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m tools.arena", description=__doc__)
     p.add_argument("--games", type=int, default=2000, help="games per matchup (default 2000)")
     p.add_argument("--mode", choices=(*MODES, "both"), default="both")
     p.add_argument("--seed", type=int, default=1)

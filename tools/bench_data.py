@@ -1,6 +1,8 @@
 """Bulk data for benchmarks: players, finished games and consistent ladders, through COPY.
 
-Used by ``manage.py seed_bench_data``. Games carry short but real records (one hand decided by
+    python manage.py seed_bench_data [--players N --games M --seed S --days D --force]
+
+Games carry short but real records (one hand decided by
 an accepted envido of 40 or an órdago, found by playing scripted games with the engine), so
 their pages replay and their stored scores equal the replay. Ratings are computed with the same
 ``rankings.elo`` as the live task, game by game in finishing order, so ``recompute_ratings
@@ -17,15 +19,15 @@ from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.core.management.base import CommandError
 from django.db import connection, models, transaction
 from django.utils import timezone
 
 from accounts.models import User
 from games import engine
 from games.models import Seat, Table
-
-from . import elo, services
-from .models import FOREVER, PlayerRating, RatedGame, RatingBucket, RatingChange
+from rankings import elo, services
+from rankings.models import FOREVER, PlayerRating, RatedGame, RatingBucket, RatingChange
 
 NAMES = [
     "maite",
@@ -134,7 +136,8 @@ class Copier:
 def _next_id(model: type[models.Model]) -> int:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {model._meta.db_table}")
-        return cursor.fetchone()[0]
+        next_id: int = cursor.fetchone()[0]
+    return next_id
 
 
 def _reset_sequence(model: type[models.Model]) -> None:
@@ -213,9 +216,11 @@ def _scripted(game: engine.Game, seat: int, finish: str) -> engine.Action:
     return action
 
 
-def short_records(per_kind: int = 3, seed: int = 1) -> dict[tuple[str, int, str], list[dict]]:
+def short_records(
+    per_kind: int = 3, seed: int = 1
+) -> dict[tuple[str, int, str], list[dict[str, str]]]:
     """Per (mode, winner team, ended_by): ``per_kind`` one-hand records, with their results."""
-    found: dict[tuple[str, int, str], list[dict]] = {}
+    found: dict[tuple[str, int, str], list[dict[str, str]]] = {}
     rng = random.Random(seed)
     wanted = {(m, w, e) for m in engine.MODES for w in (0, 1) for e in ("puntos", "ordago")}
     while wanted:
@@ -244,7 +249,31 @@ def short_records(per_kind: int = 3, seed: int = 1) -> dict[tuple[str, int, str]
 # --------------------------------------------------------------------------------------------
 # The seed.
 # --------------------------------------------------------------------------------------------
-def seed(
+def main(
+    players: int,
+    games: int,
+    *,
+    seed: int = 1,
+    days: int = 365,
+    force: bool = False,
+    write: Callable[[str], None] = print,
+) -> None:
+    """Seed after checking the sizes; to keep the development database small, more than 50,000
+    games are refused unless the database's name ends in ``_bench`` (or ``force``)."""
+    name = connection.settings_dict["NAME"]
+    if players < 4 or games < 0:
+        raise CommandError("At least 4 players and 0 games.")
+    if games > 50_000 and not name.endswith("_bench") and not force:
+        raise CommandError(
+            f"Refusing to put {games} games into {name!r}: use a database whose name"
+            " ends in _bench (DATABASE_URL=…/musweb_bench) or --force."
+        )
+    write(f"Seeding {players} players and {games} games into {name}…")
+    stats = seed_data(players, games, seed=seed, days=days, log=lambda line: write(f"  {line}"))
+    write(json.dumps(stats))
+
+
+def seed_data(
     players: int,
     games: int,
     *,
@@ -297,7 +326,7 @@ def _seed(
         ["id", "password", "username", "display_name", "date_joined", "banned_at", "is_active"],
     )
     lines = []
-    keys: list[tuple[str, str]] = []
+    keys: list[tuple[str, str, str]] = []
     banned = 0
     joined = now - timedelta(days=days + 30)
     for i, uid in enumerate(user_ids):
@@ -513,4 +542,4 @@ def _seed(
     }
 
 
-__all__ = ["Copier", "seed", "short_records"]
+__all__ = ["Copier", "main", "seed_data", "short_records"]

@@ -1,6 +1,6 @@
-"""Benchmark: random complete games through the public API, then replays of their records.
+"""Engine benchmark: random complete games through the public API, then replays of their records.
 
-    python -m games.engine.bench [--games N] [--runs R] [--seed S] [--min-time T]
+    python -m tools.engine_bench [--games N] [--runs R] [--seed S] [--min-time T]
 
 Each run (seeds S, S+1, ...) measures, in CPU time of this process (``time.process_time``):
 
@@ -28,10 +28,10 @@ import statistics
 import time
 from typing import Any
 
-from . import game as game_module
-from .actions import Action
-from .game import Game, apply, legal_actions, new_game
-from .record import export_record, replay
+from games.engine import game as game_module
+from games.engine.actions import Action
+from games.engine.game import Game, apply, legal_actions, new_game
+from games.engine.record import export_record, replay
 
 
 def random_action(game: Game, rng: random.Random) -> Action:
@@ -144,7 +144,7 @@ def run(games: int, runs: int, seed: int, min_time: float = 0.5) -> dict[str, fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m games.engine.bench", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m tools.engine_bench", description=__doc__)
     p.add_argument("--games", type=int, default=300, help="games per run (default 300)")
     p.add_argument("--runs", type=int, default=5, help="runs; the median is shown (default 5)")
     p.add_argument("--seed", type=int, default=1)

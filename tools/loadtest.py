@@ -1,5 +1,7 @@
 """Load test: N tables of four bot clients playing over real WebSockets against a running site.
 
+    python manage.py loadtest --tables N --seconds S [--url URL ...]   (docs/performance.md)
+
 Setup (users, sessions, started tables) is written straight into the site's database, because
 signing up thousands of players through the password hasher would measure the hasher; so is the
 next table of four players whose game ended (`Successors`). From then on everything goes through
@@ -11,11 +13,14 @@ from its own view, after a human-like pause.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
+import secrets
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +29,9 @@ from asgiref.sync import sync_to_async
 
 from accounts.models import User
 from accounts.sessions import session_cookie
-
-from . import services
-from .engine import bot
-from .models import Seat, Table
+from games import services
+from games.engine import bot
+from games.models import Seat, Table
 
 
 @dataclass
@@ -86,9 +90,10 @@ def start_table(four: tuple[int, ...], mode: str) -> int:
     """A new started table for these four players (the first is the host); its id."""
     host = User.objects.get(pk=four[0])
     table = Table.objects.create(mode=mode, host=host, private=True, rated=False)
+    table_id: int = table.pk
     Seat.objects.bulk_create([Seat(table=table, seat=i, user_id=u) for i, u in enumerate(four)])
-    services.start_game(host, table.pk)
-    return table.pk
+    services.start_game(host, table_id)
+    return table_id
 
 
 def teardown_tables(run: str) -> int:
@@ -377,3 +382,41 @@ def _latencies(ms: list[float]) -> str:
         f"p99 {percentile(ms, 0.99):.1f}  max {max(ms, default=float('nan')):.1f}  "
         f"mean {statistics.fmean(ms) if ms else float('nan'):.1f}"
     )
+
+
+def main(
+    tables: int,
+    seconds: float,
+    urls: list[str],
+    mode: str,
+    think: float,
+    connect_rate: int,
+    keep: bool,
+    write: Callable[[str], None] = print,
+) -> None:
+    """The whole run: set up, play, measure the servers, report, and cancel the games."""
+    run = secrets.token_hex(3)
+    started = time.monotonic()
+    clients = setup_tables(tables, mode, run)
+    for i, client in enumerate(clients):
+        # Players of one table are spread over the servers: the table must work across them.
+        client.url = urls[i % len(urls)].rstrip("/")
+    write(
+        f"setup: {tables} tables, {len(clients)} players in "
+        f"{time.monotonic() - started:.1f} s (run {run})"
+    )
+    # The client holds thousands of sockets and states: its cyclic collector paused it for up
+    # to 80 ms, and every reply waiting meanwhile was counted as the server's latency.
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 100)
+    cpu0 = {g: cpu_seconds(p) for g, p in server_processes().items()}
+    busy0, total0 = machine_busy()
+    stats, wall = asyncio.run(run_clients(clients, seconds, think, connect_rate))
+    busy1, total1 = machine_busy()
+    groups = server_processes()
+    cpu = cpu_during(cpu0, groups)
+    rss = {g: rss_mb(p) for g, p in groups.items()}
+    machine = (busy1 - busy0, total1 - total0)
+    write(report(stats, wall, tables, urls, cpu, rss, machine))
+    if not keep:
+        teardown_tables(run)
