@@ -15,6 +15,7 @@ from games.engine import (
     cancel,
     export_record,
     replay,
+    replay_result,
     view,
 )
 
@@ -198,6 +199,25 @@ def test_it_refuses_a_record_with_a_bad_header(change, fragment):
     e = record_error(rec)
     assert (e.hand_index, e.action_index) == (0, 0)
     assert fragment in str(e)
+
+
+def test_the_optional_fields_of_game_record_md_replay_the_same():
+    """`"by": "clock"` on an action the clock played and the top-level `ended` of a cancelled
+    game are kept for readers; they change nothing in how the record replays."""
+    plain = good_record()
+    marked = copy.deepcopy(plain)
+    marked["hands"][0]["actions"][0]["by"] = "clock"
+    marked["ended"] = {"reason": "abandono", "abandoned_seat": 2}
+    assert replay_result(marked) == replay_result(plain)
+
+
+@pytest.mark.parametrize("by", ["bot", "", None, 1])
+def test_it_refuses_an_action_played_by_anything_but_the_clock(by):
+    rec = good_record()
+    rec["hands"][0]["actions"][0]["by"] = by
+    e = record_error(rec)
+    assert (e.hand_index, e.action_index) == (1, 1)
+    assert "by" in str(e)
 
 
 def test_it_refuses_a_record_that_is_not_an_object():
