@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from .models import Table
 from .templatetags.cards import back_name
 
 #: The four lances, and punto (juego's place when nobody has juego).
@@ -78,13 +79,8 @@ HOWS: dict[str, Promise] = {
     "no_jugado": _("nadie lleva"),
 }
 
-#: Why a game was cancelled (``cancel_reason``); any other reason is a moderator's own words,
-#: shown in ``TABLE["reason_moderator"]``.
-CANCEL_REASONS: dict[str, Promise] = {
-    "abandono": _("Un jugador no ha vuelto a tiempo."),
-    "expulsion": _("Un moderador ha expulsado a un jugador de la mesa."),
-    "practica": _("Has dejado la práctica."),
-}
+#: Why a game was cancelled (``state.cancel_reason``): the codes' own words, from the model.
+CANCEL_REASONS: dict[str, Promise | str] = dict(Table.CancelReason.choices)
 
 #: The rest of what the live table shows.
 TABLE: dict[str, Promise] = {
@@ -123,7 +119,6 @@ TABLE: dict[str, Promise] = {
     "by_ordago": _("La partida se decidió con un órdago."),
     "by_points": _("Resultado final: {score}."),
     "cancelled": _("La partida se ha cancelado."),
-    "reason_moderator": _("Un moderador ha cancelado la partida: {reason}"),
     "redirect": _("Volvéis a las mesas en {n} s…"),
     "rating_title": _("puntuación {n} en esta modalidad"),
     "sound_on": _("Sonido: sí"),
@@ -149,7 +144,7 @@ def said(act: str, **params: object) -> str:
     return fill(SAID[act], **params) if act in SAID else act
 
 
-def _active(words: Mapping[str, Promise]) -> dict[str, str]:
+def _active(words: Mapping[str, Promise | str]) -> dict[str, str]:
     return {key: str(text) for key, text in words.items()}
 
 

@@ -7,6 +7,7 @@ import json
 from django.utils import translation
 
 from games import labels
+from games.models import Table
 from rankings import replay
 
 
@@ -19,11 +20,15 @@ def test_fill_replaces_the_placeholders_it_has_values_for_and_keeps_the_others()
 def test_the_table_gets_every_word_once_in_the_active_language() -> None:
     with translation.override("es"):
         spanish = labels.for_table()
+        reasons = {code: str(label) for code, label in Table.CancelReason.choices}
     with translation.override("en"):
         english = labels.for_table()
     assert spanish["acts"]["paso"] == "Paso" and english["acts"]["paso"] == "Pass"
     assert spanish["said"]["raise"] == "Subo a {n}" and english["said"]["raise"] == "Raise to {n}"
     assert english["table"]["card_back"] == "face-down card"
+    # A cancelled game's reason is a code: its words are the model's.
+    assert spanish["cancel_reasons"] == reasons
+    assert english["cancel_reasons"]["abandono"] == "A player did not come back in time."
     assert (
         set(spanish)
         == set(english)

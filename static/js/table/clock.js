@@ -49,12 +49,10 @@ export function tick() {
   }
   if (table.cancelAt !== null && state.phase === "cancelada") {
     const secs = Math.max(0, Math.ceil((table.cancelAt - now) / 1000));
+    // The reason is a code (docs/protocol.md); the title already says it was cancelled.
     const code = state.cancel_reason;
-    const reason = code
-      ? Object.hasOwn(L.cancel_reasons, code)
-        ? L.cancel_reasons[code]
-        : fmt(T.reason_moderator, { reason: code })
-      : "";
+    const said = code && Object.hasOwn(L.cancel_reasons, code) ? L.cancel_reasons[code] : "";
+    const reason = said === T.cancelled ? "" : said;
     $("result-text").textContent = `${reason} ${fmt(T.redirect, { n: secs })}`.trim();
     if (secs <= 0) {
       table.cancelAt = null;
