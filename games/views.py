@@ -288,7 +288,8 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
         "count": len(seats),
         "mine": any(s.user_id == request.user.pk for s in seats),
     }
-    return render(request, "games/_rematch.html", context)
+    started = new is not None and new.status != Table.Status.OPEN  # nothing left to wait for
+    return render(request, "games/_rematch.html", context, status=286 if started else 200)
 
 
 def profile_status(request: HttpRequest, player: Any) -> dict[str, Any]:

@@ -10,55 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
-
-from games import engine
-
-LANCE_NAMES = {
-    "grande": gettext_lazy("Grande"),
-    "chica": gettext_lazy("Chica"),
-    "pares": gettext_lazy("Pares"),
-    "juego": gettext_lazy("Juego"),
-    "punto": gettext_lazy("Punto"),
-}
-HOW_NAMES = {
-    "paso": gettext_lazy("en paso"),
-    "querido": gettext_lazy("querido"),
-    "no_querido": gettext_lazy("no querido"),
-    "sin_apuesta": gettext_lazy("sin envite: solo una pareja lleva"),
-    "ordago": gettext_lazy("órdago querido"),
-    "no_jugado": gettext_lazy("nadie lleva"),
-}
-PHASE_NAMES = {
-    "mus": gettext_lazy("Mus"),
-    "descarte": gettext_lazy("Descarte"),
-    "lance": gettext_lazy("Lances"),
-    "recuento": gettext_lazy("Recuento"),
-    "terminada": gettext_lazy("Fin de la partida"),
-    "cancelada": gettext_lazy("Partida cancelada"),
-}
+from games import engine, labels
 
 
 def said_label(action: dict[str, Any]) -> str:
-    act = action.get("act")
-    if act == "mus":
-        return _("¡Mus!")
-    if act == "corto":
-        return _("Corto")
+    """What a recorded action reads like, in the words of the live table (games.labels)."""
+    act = str(action.get("act"))
     if act == "descarte":
-        return _("Cambia %(n)s") % {"n": len(action.get("cards") or [])}
-    if act == "paso":
-        return _("Paso")
+        return labels.said(act, n=len(action.get("cards") or []))
     if act == "envido":
-        return _("Envido %(n)s") % {"n": action.get("to")}
-    if act == "ordago":
-        return _("¡Órdago!")
-    if act == "quiero":
-        return _("Quiero")
-    if act == "no_quiero":
-        return _("No quiero")
-    return str(act)
+        return labels.said(act, n=action.get("to"))
+    return labels.said(act)
 
 
 @dataclass
@@ -106,7 +68,11 @@ def _label_said(
                 "label": said_label(a),
                 "cards": list(a.get("cards") or []),
                 "heading": (
-                    (str(LANCE_NAMES[lance]) if lance in LANCE_NAMES else str(PHASE_NAMES["mus"]))
+                    (
+                        str(labels.LANCES[lance])
+                        if lance in labels.LANCES
+                        else str(labels.PHASES["mus"])
+                    )
                     if lance != previous
                     else None
                 ),
@@ -142,9 +108,9 @@ def step_at(record: dict[str, Any], hand_no: int, step: int) -> Step:
         ),
         scores=list(game.scores),
         phase=game.phase,
-        phase_label=str(PHASE_NAMES.get(game.phase, game.phase)),
+        phase_label=str(labels.PHASES.get(game.phase, game.phase)),
         lance=lance,
-        lance_label=str(LANCE_NAMES[lance]) if lance in LANCE_NAMES else None,
+        lance_label=str(labels.LANCES[lance]) if lance in labels.LANCES else None,
         mano=game.mano,
         to_act=list(game.to_act()) if game.phase not in ("recuento", "terminada") else [],
         bet=bet,
@@ -160,8 +126,8 @@ def hand_results(record: dict[str, Any]) -> list[dict[str, Any]]:
         lances = [
             {
                 **entry,
-                "label": str(LANCE_NAMES.get(entry["lance"], entry["lance"])),
-                "how_label": str(HOW_NAMES.get(entry["how"], entry["how"])),
+                "label": str(labels.LANCES.get(entry["lance"], entry["lance"])),
+                "how_label": str(labels.HOWS.get(entry["how"], entry["how"])),
             }
             for entry in hand["lances"]
         ]

@@ -109,6 +109,11 @@ def card_name(code: str, lang: str | None = None) -> str:
     )
 
 
+def back_name(lang: str | None = None) -> str:
+    """What a face-down card is called: «carta boca abajo», or «face-down card» in English."""
+    return BACK_NAME[_language(lang)]
+
+
 @register.simple_tag
 def card(code: str, size: str | None = None) -> SafeString:
     """``<img>`` of one face-up card, with its name as alt text."""
@@ -132,7 +137,7 @@ def card_back(size: str | None = None) -> SafeString:
         '<img class="{}" src="{}" alt="{}" width="{}" height="{}">',
         css_class,
         static("cards/back.svg"),
-        BACK_NAME[_language(None)],
+        back_name(),
         width,
         height,
     )

@@ -173,6 +173,27 @@ def test_the_finished_table_shows_its_players_who_asked_and_takes_them_there(
     assert Table.objects.get(pk=new.pk).seats.count() == 2
 
 
+def test_the_box_stops_the_polling_once_the_rematch_has_started(
+    four_players: list[User],
+) -> None:
+    old = finished_game(four_players)
+    url = f"/mesas/{old.pk}/revancha/"
+    clients = [login(p) for p in four_players]
+    for seat in (0, 1, 2):
+        services.rematch(four_players[seat], old.pk)
+    # Waiting for the fourth: the page keeps asking (200).
+    for client, text in ((clients[0], "Revancha: 3 de 4 en la mesa."), (clients[3], "(3 de 4)")):
+        box = client.get(url, **HTMX)
+        assert box.status_code == 200 and text in box.content.decode()
+    new = services.rematch(four_players[3], old.pk)  # the fourth starts it
+    assert Table.objects.get(pk=new.pk).status == Table.Status.PLAYING
+    # Started: the last box, with 286, which tells htmx to stop polling.
+    for client in clients:
+        box = client.get(url, **HTMX)
+        assert box.status_code == 286
+        assert f'href="/mesas/{new.pk}/"' in box.content.decode()
+
+
 def test_a_refused_rematch_goes_back_to_the_table_with_the_reason(
     four_players: list[User], make_user: Callable[..., User]
 ) -> None:

@@ -1,0 +1,62 @@
+// The clocks, counted down in the browser against the server's time: the turn's (in the middle
+// and at the seats to act), the seats waiting for a player who dropped out, and the way back to
+// the lobby after a cancelled game.
+import { context, root, seatEls, table } from "./context.js";
+import { $, L, fmt } from "./format.js";
+
+export function tick() {
+  const { state } = table;
+  if (!state) return;
+  const T = L.table;
+  const now = Date.now() + table.skew;
+  const total = state.turn_seconds || 30;
+  const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
+  const left = Number.isFinite(deadline) ? Math.max(0, (deadline - now) / 1000) : null;
+  const ctx = context(state);
+  // The clock stops while the players to act are away (RULES.md §8.3).
+  const awaySeats = new Set(
+    (state.seats || []).filter((x) => x && x.away_until && !x.connected).map((x) => x.seat),
+  );
+  const running = left !== null && ctx.turn.some((seat) => !awaySeats.has(seat));
+  const clock = $("clock");
+  clock.hidden = !running;
+  if (running) {
+    $("clock-bar").max = total;
+    $("clock-bar").value = Math.min(total, left);
+    $("clock-num").textContent = fmt(T.seconds, { n: Math.ceil(left) });
+    clock.classList.toggle("urgent", left <= 5);
+  }
+  for (let seat = 0; seat < 4; seat++) {
+    const box = seatEls[ctx.pos(seat)];
+    if (!box) continue;
+    const c = box.querySelector(".seat-clock");
+    const away = box.querySelector(".seat-away");
+    const show = running && ctx.turn.includes(seat) && away.hidden;
+    c.hidden = !show;
+    if (show) {
+      const bar = c.querySelector("progress");
+      bar.max = total;
+      bar.value = Math.min(total, left);
+      c.querySelector(".seat-clock-num").textContent = fmt(T.seconds, { n: Math.ceil(left) });
+      c.classList.toggle("urgent", left <= 5);
+    }
+    if (!away.hidden) {
+      const until = away.dataset.until ? Date.parse(away.dataset.until) : NaN;
+      away.textContent = Number.isFinite(until)
+        ? fmt(T.away, { n: Math.max(0, Math.ceil((until - now) / 1000)) })
+        : T.away_bare;
+    }
+  }
+  if (table.cancelAt !== null && state.phase === "cancelada") {
+    const secs = Math.max(0, Math.ceil((table.cancelAt - now) / 1000));
+    // The reason is a code (docs/protocol.md); the title already says it was cancelled.
+    const code = state.cancel_reason;
+    const said = code && Object.hasOwn(L.cancel_reasons, code) ? L.cancel_reasons[code] : "";
+    const reason = said === T.cancelled ? "" : said;
+    $("result-text").textContent = `${reason} ${fmt(T.redirect, { n: secs })}`.trim();
+    if (secs <= 0) {
+      table.cancelAt = null;
+      window.location.assign(root.dataset.lobbyUrl || "/");
+    }
+  }
+}

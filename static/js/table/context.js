@@ -1,0 +1,55 @@
+// What the table modules share: the page's root, the state being shown and the player's pending
+// choices, and who is who in a `state` message (docs/protocol.md) as seen by this viewer.
+import { $, L, readJSON } from "./format.js";
+
+export const root = $("mus-table");
+export const POSITIONS = ["bottom", "right", "top", "left"]; // counter-clockwise from the viewer
+export const LIVE = ["mus", "descarte", "lance"];
+export const SHOWN = ["recuento", "terminada", "cancelada"];
+
+export const seatEls = {};
+if (root) {
+  root.querySelectorAll(".seat").forEach((node) => {
+    seatEls[node.dataset.pos] = node;
+  });
+}
+
+export const table = {
+  state: readJSON("table-state"),
+  pending: false, // an action sent, its state not back yet
+  skew: 0, // server clock minus browser clock, from each state's `now`
+  cancelAt: null, // when a cancelled game sends its players back to the lobby
+  selected: new Set(), // the cards picked for the discard
+  chosen: { key: "", value: 0 }, // the envido amount picked, per lance and range
+};
+
+export function context(s) {
+  const me = s.you && typeof s.you.seat === "number" ? s.you.seat : null;
+  const base = me === null ? 0 : me;
+  const seats = s.seats || [];
+  const name = (seat) => (seats[seat] && seats[seat].name) || `#${seat + 1}`;
+  // Relative team: 0 = the viewer's pair (or pair A for onlookers), 1 = the rivals.
+  const rel = (team) => (me === null ? team : team === me % 2 ? 0 : 1);
+  const teamName = (team) => {
+    if (team === null || team === undefined) return "—";
+    if (me === null) return team === 0 ? L.table.team_a : L.table.team_b;
+    return rel(team) === 0 ? L.table.us : L.table.them;
+  };
+  let turn = [];
+  if (LIVE.includes(s.phase)) turn = s.to_act || [];
+  else if (s.phase === "recuento" && s.host_seat !== null && s.host_seat !== undefined)
+    turn = [s.host_seat];
+  const legal = (s.you && s.you.legal) || [];
+  return {
+    me,
+    base,
+    name,
+    rel,
+    teamName,
+    turn,
+    legal,
+    by: Object.fromEntries(legal.map((l) => [l.act, l])),
+    pos: (seat) => POSITIONS[(seat - base + 4) % 4],
+    shown: SHOWN.includes(s.phase) && Array.isArray(s.hands),
+  };
+}

@@ -1,0 +1,61 @@
+// Small helpers shared by the table's modules, and the table's words. No words of its own: they
+// all come from the page's #table-labels (games/labels.py, in the active language).
+
+export const $ = (id) => document.getElementById(id);
+
+export function readJSON(id) {
+  const node = $(id);
+  if (!node) return null;
+  try {
+    return JSON.parse(node.textContent);
+  } catch {
+    return null;
+  }
+}
+
+const words = readJSON("table-labels") || {};
+// The words by group: lances, phases, acts, said, hows, cancel_reasons and table (the rest).
+export const L = {
+  lances: words.lances || {},
+  phases: words.phases || {},
+  acts: words.acts || {},
+  said: words.said || {},
+  hows: words.hows || {},
+  cancel_reasons: words.cancel_reasons || {},
+  table: words.table || {},
+};
+
+// The same rule as games.labels.fill: a placeholder without a value stays as it is.
+export const fmt = (text, params) =>
+  String(text ?? "").replace(/\{(\w+)\}/g, (m, k) =>
+    params && Object.hasOwn(params, k) ? String(params[k]) : m,
+  );
+
+export const joinNames = (list) =>
+  list.length <= 1
+    ? list.join("")
+    : fmt(L.table.and, { a: list.slice(0, -1).join(", "), b: list[list.length - 1] });
+
+export const clamp = (n, lo, hi) => Math.min(hi, Math.max(lo, n));
+
+export const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+};
+
+export const lanceLabel = (name) => L.lances[name] || name;
+
+let toastTimer = null;
+export function toast(text) {
+  const box = $("toast");
+  box.textContent = text;
+  box.hidden = false;
+  box.classList.add("show");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    box.classList.remove("show");
+    box.hidden = true;
+  }, 4000);
+}

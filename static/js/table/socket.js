@@ -1,0 +1,117 @@
+// The table's WebSocket (docs/protocol.md): connects and reconnects with backoff, pings, sends
+// the player's actions and chat lines, and hands every message it gets to the page.
+import { applyPending } from "./actions.js";
+import { root, table } from "./context.js";
+import { $, L, toast } from "./format.js";
+
+let ws = null;
+let retries = 0;
+let retryTimer = null;
+let pingTimer = null;
+let pendingTimer = null;
+let denied = false;
+let everOpen = false;
+let handlers = {};
+
+const isOpen = () => !!ws && ws.readyState === WebSocket.OPEN;
+
+function setConnected(ok) {
+  root.dataset.connected = ok && isOpen() ? "1" : "0";
+  $("conn").hidden = ok || !everOpen;
+  root.classList.toggle("offline", !ok);
+}
+
+// The state arrived: whatever was sent has its answer.
+export function settled() {
+  table.pending = false;
+  clearTimeout(pendingTimer);
+}
+
+export function send(action) {
+  if (table.pending || !table.state) return;
+  if (!isOpen()) {
+    toast(L.table.offline);
+    return;
+  }
+  ws.send(JSON.stringify({ type: "action", v: table.state.v, ...action }));
+  table.pending = true;
+  applyPending();
+  // If no state comes back (a lost message), ask for one rather than stay stuck.
+  clearTimeout(pendingTimer);
+  pendingTimer = setTimeout(() => {
+    if (table.pending && isOpen()) ws.send(JSON.stringify({ type: "sync" }));
+  }, 8000);
+}
+
+// A chat line; false (and a word to the player) when there is no connection to send it on.
+export function sendChat(text) {
+  if (!isOpen()) {
+    toast(L.table.offline);
+    return false;
+  }
+  ws.send(JSON.stringify({ type: "chat", text }));
+  return true;
+}
+
+function connect() {
+  clearTimeout(retryTimer);
+  retryTimer = null;
+  if (denied) return;
+  const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(`${proto}//${window.location.host}${root.dataset.wsPath}`);
+  ws = socket;
+  socket.addEventListener("open", () => {
+    everOpen = true;
+    retries = 0;
+    setConnected(true);
+    clearInterval(pingTimer);
+    pingTimer = setInterval(() => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "ping" }));
+    }, 25000);
+  });
+  socket.addEventListener("message", (event) => {
+    let msg;
+    try {
+      msg = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (msg.type === "state") {
+      if (table.state && typeof msg.v === "number" && msg.v < table.state.v) return; // an older echo
+      handlers.state(msg);
+    } else if (msg.type === "error") {
+      toast(msg.message || msg.code);
+    } else if (msg.type === "chat") {
+      handlers.chat(msg);
+    } else if (msg.type === "chat_history") {
+      handlers.chatHistory(msg.messages || []);
+    }
+  });
+  socket.addEventListener("close", (event) => {
+    if (ws !== socket) return;
+    clearInterval(pingTimer);
+    ws = null;
+    table.pending = false;
+    if (table.state) applyPending();
+    if (event.code === 4401 || event.code === 4403) {
+      denied = true;
+      setConnected(true);
+      toast(L.table.denied);
+      return;
+    }
+    everOpen = true;
+    setConnected(false);
+    const delay = Math.min(10000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
+    retries += 1;
+    retryTimer = setTimeout(connect, delay);
+  });
+}
+
+// `on.state(msg)`, `on.chat(line)` and `on.chatHistory(lines)` get what the server sends.
+export function start(on) {
+  handlers = on;
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && !ws && !denied) connect();
+  });
+  connect();
+}

@@ -1,0 +1,55 @@
+"""games.labels: the words on screen, defined once for the live table and the replay."""
+
+from __future__ import annotations
+
+import json
+
+from django.utils import translation
+
+from games import labels
+from games.models import Table
+from rankings import replay
+
+
+def test_fill_replaces_the_placeholders_it_has_values_for_and_keeps_the_others() -> None:
+    assert labels.fill("Envite: {n} · {name}", n=4) == "Envite: 4 · {name}"
+    assert labels.fill("{a} y {b}", a="Ana", b="{n}") == "Ana y {n}"  # values are not re-read
+    assert labels.fill(None) == ""
+
+
+def test_the_table_gets_every_word_once_in_the_active_language() -> None:
+    with translation.override("es"):
+        spanish = labels.for_table()
+        reasons = {code: str(label) for code, label in Table.CancelReason.choices}
+    with translation.override("en"):
+        english = labels.for_table()
+    assert spanish["acts"]["paso"] == "Paso" and english["acts"]["paso"] == "Pass"
+    assert spanish["said"]["raise"] == "Subo a {n}" and english["said"]["raise"] == "Raise to {n}"
+    assert english["table"]["card_back"] == "face-down card"
+    # A cancelled game's reason is a code: its words are the model's.
+    assert spanish["cancel_reasons"] == reasons
+    assert english["cancel_reasons"]["abandono"] == "A player did not come back in time."
+    assert (
+        set(spanish)
+        == set(english)
+        == {
+            "lances",
+            "phases",
+            "acts",
+            "said",
+            "hows",
+            "cancel_reasons",
+            "table",
+        }
+    )
+    for words in english.values():
+        assert all(isinstance(text, str) and text for text in words.values())
+    json.dumps(english)  # what the page emits as JSON
+
+
+def test_the_replay_says_what_the_table_says() -> None:
+    with translation.override("en"):
+        assert replay.said_label({"act": "descarte", "cards": ["1o", "5c"]}) == "Changes 2"
+        assert replay.said_label({"act": "envido", "to": 5}) == labels.said("envido", n=5)
+        assert replay.said_label({"act": "no_quiero"}) == "No quiero"
+        assert replay.said_label({"act": "nada"}) == "nada"  # an unknown act as it is
