@@ -41,10 +41,6 @@ class Step:
     lances: list[dict[str, Any]] = field(default_factory=list)
 
 
-def hand_count(record: dict[str, Any] | None) -> int:
-    return len(record.get("hands") or []) if record else 0
-
-
 def _label_said(
     actions: list[dict[str, Any]], heard: list[dict[str, Any]], round_lance: str | None
 ) -> list[dict[str, Any]]:
@@ -143,7 +139,3 @@ def hand_results(record: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def replay_summary(record: dict[str, Any]) -> dict[str, Any]:
-    return engine.replay_result(record)

@@ -35,10 +35,8 @@ export function context(s) {
     if (me === null) return team === 0 ? L.table.team_a : L.table.team_b;
     return rel(team) === 0 ? L.table.us : L.table.them;
   };
-  let turn = [];
-  if (LIVE.includes(s.phase)) turn = s.to_act || [];
-  else if (s.phase === "recuento" && s.host_seat !== null && s.host_seat !== undefined)
-    turn = [s.host_seat];
+  // Whose turn it is, as the server says (at the recuento: who deals the next hand).
+  const turn = LIVE.includes(s.phase) || s.phase === "recuento" ? s.to_act || [] : [];
   const legal = (s.you && s.you.legal) || [];
   return {
     me,
