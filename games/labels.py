@@ -51,7 +51,7 @@ ACTS: dict[str, Promise] = {
     "envido_quick": _("+2 → {n}"),
     "envido_chosen": _("Envido {n}"),
     "ordago": _("Órdago"),
-    "repartir": _("Repartir"),
+    "repartir": _("Seguir"),
 }
 
 #: What a player said, in the speech bubbles and the logs (``raise``: an envido over a bet).
@@ -104,8 +104,8 @@ TABLE: dict[str, Promise] = {
     "turn_answer": _("Contestan {names}"),
     "turn_answer_you": _("Te envidan: contesta"),
     "turn_discard": _("Descartando: {names}"),
-    "deal_you": _("Te toca repartir"),
-    "deal_other": _("{name} reparte la siguiente mano"),
+    "deal_you": _("Pulsa «Seguir» cuando quieras la siguiente mano"),
+    "deal_other": _("Esperando a que {name} pulse «Seguir»"),
     "seconds": _("{n} s"),
     "away": _("esperando… {n} s"),
     "away_bare": _("esperando…"),

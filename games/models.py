@@ -67,6 +67,8 @@ class Table(models.Model):
     # sent against any version since then are still meaningful (see services.act).
     step_version = models.PositiveIntegerField(default=0)
     record = models.JSONField(null=True, blank=True)
+    # At the recuento: the seats whose players pressed «Seguir» (RULES.md §8.2).
+    ready_seats = models.JSONField(default=list, blank=True)
     scores = models.JSONField(default=list, blank=True)
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
     ended_by = models.CharField(max_length=10, blank=True)

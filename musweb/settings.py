@@ -148,6 +148,7 @@ CELERY_TIMEZONE = "UTC"
 # Game timing (RULES.md §8.2 and §8.3).
 MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)
 MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
+MUS_RECUENTO_SECONDS = env_int("MUS_RECUENTO_SECONDS", 15, minimum=1)
 MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
 # Presence that survives a crashed server process (RULES.md §8.3): each daphne process beats every

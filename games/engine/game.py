@@ -144,6 +144,7 @@ class Game:
         "_deck",  # this hand's deck (ids)
         "_resh",  # this hand's reshuffled piles (tuples of ids)
         "_acts",  # this hand's actions: (seat, act, to, cards codes, lance index or -1)
+        "_clock",  # (hand index, action index) of the actions the turn clock played
     )
 
     # -- construction -----------------------------------------------------------------------
@@ -171,6 +172,7 @@ class Game:
         self._deck: tuple[int, ...] = ()
         self._resh: list[tuple[int, ...]] = []
         self._acts: list[ActEntry] = []
+        self._clock: tuple[tuple[int, int], ...] = ()
         self._results: list[LanceResult] = []
         self._tally: list[TallyRow] | None = None
         self._evals: list[tuple[int, ...]] = []
@@ -238,7 +240,18 @@ class Game:
         g._deck = self._deck
         g._resh = self._resh[:]
         g._acts = self._acts[:]
+        g._clock = self._clock
         return g
+
+    def mark_clock(self) -> None:
+        """The action just applied was played by the turn clock (RULES.md §8.2), not chosen:
+        the record and the views say so. Call it on the game `apply` returned, before it is
+        shared."""
+        self._clock = (*self._clock, (len(self._past), len(self._acts) - 1))
+
+    def clock_played(self, hand: int) -> frozenset[int]:
+        """Indexes of the actions of hand `hand` (0 = the first) that the turn clock played."""
+        return frozenset(i for h, i in self._clock if h == hand)
 
     def __repr__(self) -> str:
         return (

@@ -29,19 +29,33 @@ def _action_dict(a: ActEntry) -> dict[str, Any]:
 
 
 def _hand_dict(
-    deck: tuple[int, ...], resh: list[tuple[int, ...]], acts: list[ActEntry]
+    deck: tuple[int, ...],
+    resh: list[tuple[int, ...]],
+    acts: list[ActEntry],
+    clock: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
     d: dict[str, Any] = {"deck": [CODES[c] for c in deck]}
     if resh:  # only hands whose pile ran out have reshuffles
         d["reshuffles"] = [[CODES[c] for c in pile] for pile in resh]
-    d["actions"] = [_action_dict(a) for a in acts]
+    actions = [_action_dict(a) for a in acts]
+    for i in clock:
+        actions[i]["by"] = "clock"
+    d["actions"] = actions
     return d
 
 
 def export_record(game: Game) -> dict[str, Any]:
     """The complete, replayable record of ``game`` so far (JSON-serialisable)."""
-    hands = [_hand_dict(h[0], h[1], h[2]) for h in game._past]
-    hands.append(_hand_dict(game._deck, game._resh, game._acts))
+    if not game._clock:
+        hands = [_hand_dict(h[0], h[1], h[2]) for h in game._past]
+        hands.append(_hand_dict(game._deck, game._resh, game._acts))
+    else:
+        hands = [
+            _hand_dict(h[0], h[1], h[2], game.clock_played(i)) for i, h in enumerate(game._past)
+        ]
+        hands.append(
+            _hand_dict(game._deck, game._resh, game._acts, game.clock_played(len(game._past)))
+        )
     return {
         "format": FORMAT,
         "mode": game.mode,
@@ -198,9 +212,8 @@ def replay(record: Any, upto: int | None = None) -> Game:
             # (A seat of the wrong number is refused by the state machine, which compares it
             # with the seats that may act; a bool would compare equal to 0 or 1, hence the type.)
             # An action the turn clock played says so ("by": "clock"); it replays the same.
-            if type(seat) is not int or (
-                len(a) != arity and (len(a) != arity + 1 or a.get("by") != "clock")
-            ):
+            clock = len(a) != arity
+            if type(seat) is not int or (clock and (len(a) != arity + 1 or a.get("by") != "clock")):
                 raise _bad_action(hi, _index(actions, it), a)
             try:
                 # (one call per shape, so the common one passes its Nones as constants; g._do
@@ -219,6 +232,8 @@ def replay(record: Any, upto: int | None = None) -> Game:
                     g._do(seat, act, None, tuple(cards), piles)
             except IllegalAction as e:
                 raise RecordError(hi, _index(actions, it), e.message) from None
+            if clock:
+                g.mark_clock()
         if piles and budget != 0:
             raise RecordError(hi, 0, "the record has a reshuffle the hand never needed")
     return g

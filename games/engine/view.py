@@ -53,9 +53,12 @@ def said_entries(game: Game) -> list[dict[str, Any]]:
     acts = game._acts
     if game.phase == "descarte" or (game.phase == "lance" and game._open_i < 0):
         acts = acts[: game._round_start]  # the simultaneous round in progress stays secret
+    clock = game.clock_played(len(game._past)) if game._clock else frozenset()
     out = []
-    for seat, act, to, cards, lance in acts:
+    for i, (seat, act, to, cards, lance) in enumerate(acts):
         e: dict[str, Any] = {"seat": seat, "act": act}
+        if i in clock:
+            e["by"] = "clock"  # the turn clock played it (RULES.md §8.2)
         if to is not None:
             e["to"] = to
         if cards is not None:

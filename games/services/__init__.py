@@ -41,7 +41,6 @@ from .tables import (
     start_game,
     take_seat,
 )
-from .turns import dealer_seat
 
 __all__ = [
     "ALL_KEYS",
@@ -63,7 +62,6 @@ __all__ = [
     "close_table",
     "collect_group_messages",
     "create_table",
-    "dealer_seat",
     "fill_with_bots",
     "game_of",
     "group_name",

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.functional import lazy
 from django.utils.translation import ngettext
 
 from ..models import Abandonment, Table
@@ -53,13 +54,18 @@ def minutes_left(end: datetime) -> int:
     return max(1, math.ceil((end - timezone.now()).total_seconds() / 60))
 
 
-def suspension_message(end: datetime) -> str:
-    n = minutes_left(end)
+def _suspension_text(n: int) -> str:
     return ngettext(
         "Has abandonado varias partidas: no puedes sentarte a jugar durante %(n)s minuto más.",
         "Has abandonado varias partidas: no puedes sentarte a jugar durante %(n)s minutos más.",
         n,
     ) % {"n": n}
+
+
+def suspension_message(end: datetime) -> Any:
+    """Translated when shown, in the language of whoever reads it (a socket's error is written
+    in its player's language, not the server thread's)."""
+    return lazy(_suspension_text, str)(minutes_left(end))
 
 
 def check_may_sit(user: Any) -> None:

@@ -30,7 +30,7 @@ from . import abandonment, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
 from .play import cancel_game
-from .state import audience, broadcast
+from .state import ONLOOKER, audience, broadcast
 from .storage import game_of, load_table
 from .turns import to_act
 
@@ -53,13 +53,17 @@ class Entry:
 def join(table_id: int, user: Any, session: Session | None, channel: str) -> Entry:
     """May `user` watch or play at the table? If so, count the socket `channel`.
 
-    Refused (`ServiceError`) for an anonymous visitor (`login`), and for a table that does not
-    exist or is not theirs to see (`no_table`: a private table does not reveal that it exists).
-    The others are told the player is here; the joining socket is not (it gets a fresh state).
+    Anybody may watch a public table, logged in or not (onlookers see no cards and cannot act
+    or chat). Refused (`ServiceError`): a private table for a visitor who is not logged in
+    (`login`), and a table that does not exist or is not theirs to see (`no_table`: a private
+    table does not reveal that it exists). The others are told a player is here; the joining
+    socket is not (it gets a fresh state).
     """
-    if user is None or not user.is_authenticated:
-        raise ServiceError("login", _("Entra con tu cuenta para sentarte a una mesa."))
     table = load_table(table_id)
+    if user is None or not user.is_authenticated:
+        if table is None or table.private:
+            raise ServiceError("login", _("Entra con tu cuenta para ver esta mesa."))
+        return Entry(ONLOOKER, "es")
     if table is None or not can_view_in(table, user, session):
         raise no_table()
     socket_opened(table_id, user.pk, channel)

@@ -92,7 +92,8 @@ async def say(user: Any, table_id: int, text: Any) -> None:
 
 async def heartbeat(user: Any) -> None:
     """The socket's periodic ping: its player is still online."""
-    await in_worker(presence.touch, user.pk)
+    if user.is_authenticated:
+        await in_worker(presence.touch, user.pk)
 
 
 # --------------------------------------------------------------------------------------------

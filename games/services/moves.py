@@ -59,6 +59,8 @@ def deadline_for(table: Table, game: engine.Game) -> datetime | None:
     every seat to act is waiting for its player (RULES.md §8.3)."""
     if game.phase in ENDED_PHASES:
         return None
+    if game.phase == "recuento":  # the next hand comes at the latest then, whoever is away
+        return timezone.now() + timedelta(seconds=settings.MUS_RECUENTO_SECONDS)
     acting = to_act(table, game)
     if acting and set(acting) <= away_seats(table):
         return None
@@ -93,6 +95,8 @@ def plan_game(
         fields["finished_at"] = timezone.now()
     if step_key(previous) != step_key(game):
         fields["step_version"] = table.version + 1
+    if previous is not None and previous.phase == "recuento" and game.phase != "recuento":
+        fields["ready_seats"] = []
     fields.update(extra)
     return Plan(table, previous, game, fields)
 
@@ -123,8 +127,21 @@ def plan_move(table: Table | None, user: User, version: Any, payload: dict[str, 
         move = engine.Action.from_dict(payload, seat=seat)
     except engine.IllegalAction as exc:
         raise engine_error(exc) from None
-    if move.act == "repartir" and seat not in to_act(table, game):
-        raise ServiceError("not_host", _("Solo el anfitrión reparte la siguiente mano."))
+    if move.act == "repartir":
+        return _plan_ready(table, game, move)
+    return plan_action(table, game, move)
+
+
+def _plan_ready(table: Table, game: engine.Game, move: engine.Action) -> Plan:
+    """«Seguir» at the recuento (RULES.md §8.2): the next hand is dealt when the last player who
+    has to press it does; until then the table only notes who has."""
+    if game.phase != "recuento":
+        return plan_action(table, game, move)  # the engine refuses it
+    if move.seat in table.ready_seats:
+        raise ServiceError("already_ready", _("Ya has pulsado «Seguir»: esperamos a los demás."))
+    waiting = [s for s in to_act(table, game) if s != move.seat]
+    if waiting:
+        return Plan(table, game, game, {"ready_seats": [*table.ready_seats, move.seat]})
     return plan_action(table, game, move)
 
 

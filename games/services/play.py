@@ -30,7 +30,7 @@ from .errors import Conflict, ServiceError
 from .moves import Outcome, Plan, plan_action, plan_game, plan_move
 from .state import after_commit
 from .storage import compare_and_set, game_of, load_table, remember_game
-from .turns import away_seats, stand_in, to_act
+from .turns import away_seats, bot_seats, decide, to_act
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ def play_defaults(table_id: int, version: int | None = None) -> int:
 
     Guarded by the version (a sweep for an old turn does nothing) and by the stored deadline (a
     sweep that runs early does nothing), so running it twice is harmless. Seats whose player is
-    away have their clock stopped (§8.3) and are skipped, the dealer at the recuento included.
+    away have their clock stopped (§8.3) and are skipped; at the recuento, the next hand is dealt.
     """
     table = load_table(table_id)
     if table is None or table.status != Table.Status.PLAYING:
@@ -163,18 +163,12 @@ def play_defaults(table_id: int, version: int | None = None) -> int:
     game = first = game_of(table)
     if game is None:
         return 0
-    away = away_seats(table)
-    played = 0
-    for seat in [s for s in to_act(table, game) if s not in away]:
-        action = stand_in(table, game, seat)
-        if action is None:
-            continue
-        try:
-            game = engine.apply(game, action)
-        except engine.IllegalAction:  # pragma: no cover - default_action is always legal
-            log.exception("default action refused on table %s", table_id)
-            continue
-        played += 1
+    if game.phase == "recuento":
+        # Time is up for «Seguir»: the next hand comes, whoever has not pressed it.
+        game = engine.apply(game, engine.Action(game.mano, "repartir"))
+        played = 1
+    else:
+        game, played = _stand_ins(table, game)
     if not played:
         return 0
     try:
@@ -182,6 +176,25 @@ def play_defaults(table_id: int, version: int | None = None) -> int:
     except Conflict:
         return 0  # somebody acted at the last moment: their action wins
     return played
+
+
+def _stand_ins(table: Table, game: engine.Game) -> tuple[engine.Game, int]:
+    """Every present seat still to act plays what the table plays for it: a bot its own choice,
+    a person the safe default of RULES.md §8.2, marked as played by the clock."""
+    away = away_seats(table)
+    bots = bot_seats(table)
+    played = 0
+    for seat in [s for s in to_act(table, game) if s not in away]:
+        action = decide(game, seat) if seat in bots else engine.default_action(game, seat)
+        try:
+            game = engine.apply(game, action)
+        except engine.IllegalAction:  # pragma: no cover - default_action is always legal
+            log.exception("default action refused on table %s", table.pk)
+            continue
+        if seat not in bots:
+            game.mark_clock()
+        played += 1
+    return game, played
 
 
 def cancel_game(

@@ -89,6 +89,9 @@ def state_parts(
         ),
         "cancel_reason": table.cancel_reason or None,
         "abandoned_seat": table.abandoned_seat,
+        # At the recuento: who has pressed «Seguir» (RULES.md §8.2).
+        "ready": table.ready_seats,
+        "recuento_seconds": settings.MUS_RECUENTO_SECONDS,
     }
     yours: dict[str, dict[str, Any] | None] = {}
     if game is None:

@@ -1,6 +1,6 @@
 """Whose turn it is, in the platform's terms: the engine's `to_act`, except at the recuento, where
-the platform names who deals the next hand (RULES.md §3.5); and who plays a seat's turn when its
-person does not (a bot's decision, or the clock's safe default, RULES.md §8.2).
+the players still to press «Seguir» are (RULES.md §8.2); and who plays a seat's turn when its
+person does not (a bot's decision, or the clock's safe default).
 """
 
 from __future__ import annotations
@@ -20,16 +20,17 @@ from .storage import seat_rows
 BOT_TURN_TASK = "games.bot_turn"
 
 
-def dealer_seat(table: Table) -> int | None:
-    """Who deals the next hand at the recuento: the host (RULES.md §3.5)."""
-    return next((row["seat"] for row in seat_rows(table) if row["user_id"] == table.host_id), None)
-
-
 def to_act(table: Table, game: engine.Game) -> list[int]:
-    """The seats that may act now, as every browser is told."""
+    """The seats that may act now, as every browser is told. At the recuento: the people at the
+    table who have not pressed «Seguir» yet; bots and players who are away hold nobody up."""
     if game.phase == "recuento":
-        dealer = dealer_seat(table)
-        return [] if dealer is None else [dealer]
+        return [
+            row["seat"]
+            for row in seat_rows(table)
+            if not row["is_bot"]
+            and row["away_until"] is None
+            and row["seat"] not in table.ready_seats
+        ]
     return game.to_act()
 
 
@@ -45,14 +46,6 @@ def away_seats(table: Table) -> set[int]:
 def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> engine.Action:
     """A bot's action for `seat`, from what that seat may see."""
     return bot.decide(engine.view(game, seat), rng)
-
-
-def stand_in(table: Table, game: engine.Game, seat: int) -> engine.Action | None:
-    """What the table plays for `seat` when its turn is up: a bot's choice, else the safe
-    default of RULES.md §8.2."""
-    if seat in bot_seats(table):
-        return decide(game, seat)
-    return engine.default_action(game, seat)
 
 
 def pending_bot_seat(table: Table, game: engine.Game) -> int | None:

@@ -227,10 +227,12 @@ def test_four_players_play_a_complete_hand_through_the_ui(
     shown = snapshot(onlooker)
     assert sorted(card_codes_shown(shown)) == sorted(c for hand in hands for c in hand)
 
-    # Only the host deals the next hand.
-    assert who_can(pages, "repartir") == [pages[0]]
-    assert "reparte" in pages[1].inner_text("#turn-text")
-    click(pages, pages[0], "repartir")
+    # Nobody deals by hand: each presses «Seguir», the hand comes when all four have.
+    assert who_can(pages, "repartir") == pages
+    for page in pages[:3]:
+        click(pages, page, "repartir")
+    assert who_can(pages, "repartir") == [pages[3]]
+    click(pages, pages[3], "repartir")
     for page in pages:
         page.wait_for_selector('#mus-table[data-phase="mus"]', timeout=TIMEOUT)
     check_hidden_hands(orm, pages, players, table)

@@ -31,7 +31,7 @@ def test_a_clone_copies_every_slot_and_shares_no_mutable_list():
     c = g._clone()
     # (compiled, the class lists its attributes in __mypyc_attrs__; it has no __slots__)
     names = getattr(Game, "__slots__", None) or Game.__mypyc_attrs__
-    assert len(names) == 40
+    assert len(names) == 41
     for name in names:
         mine, theirs = getattr(g, name), getattr(c, name)
         assert mine == theirs, name

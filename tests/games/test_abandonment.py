@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from games import services
@@ -86,7 +86,10 @@ def test_a_suspended_player_is_told_for_how_long_wherever_they_would_sit(
         with pytest.raises(services.ServiceError) as excinfo:
             attempt()
         assert excinfo.value.code == "suspended"
-        assert "10 minutos" in str(excinfo.value.message)
+        with translation.override("es"):
+            assert "10 minutos" in str(excinfo.value.message)
+        with translation.override("en"):
+            assert "10 more minutes" in str(excinfo.value.message)
     page = login(quitter).get("/").content.decode()
     assert "no puedes sentarte a jugar durante 10 minutos más" in page
     assert 'action="/mesas/nueva/"' not in page

@@ -44,8 +44,12 @@ def test_a_turn_deadline_plays_the_default_through_a_real_worker_and_beat(
         mano = table.record["first_mano"]
         wait_until(lambda: Table.objects.get(pk=table.pk).version > table.version)
     table.refresh_from_db()
-    assert table.record["hands"][0]["actions"][0] == {"seat": mano, "act": "corto"}
+    # Played by the clock, and marked so in the record (GAME-RECORD.md) and the view.
+    assert table.record["hands"][0]["actions"][0] == {"seat": mano, "act": "corto", "by": "clock"}
     assert table.phase == "lance"
+    said = services.state_for(table, four_players[0])["said"]
+    assert said[0] == {"seat": mano, "act": "corto", "by": "clock"}
+    assert engine.replay_result(table.record)["scores"] == list(table.scores)
 
 
 def test_the_defaults_played_twice_or_for_an_old_turn_change_nothing_more(
@@ -100,26 +104,8 @@ def test_the_clock_is_stopped_for_a_seat_whose_player_is_away(four_players: list
     assert Table.objects.get(pk=table.pk).version == table.version
 
 
-def test_the_host_deals_the_next_hand_when_their_clock_runs_out(four_players: list[User]) -> None:
-    table = started_table(four_players)
-    for _ in range(400):
-        table.refresh_from_db()
-        if table.phase == "recuento" or table.status != Table.Status.PLAYING:
-            break
-        table = overdue(table)
-        services.play_defaults(table.pk, table.version)
-    table.refresh_from_db()
-    assert table.phase == "recuento"
-    table = overdue(table)
-    assert services.play_defaults(table.pk, table.version) == 1
-    table.refresh_from_db()
-    assert table.phase == "mus"
-    assert len(table.record["hands"]) == 2
-
-
-def test_the_next_hand_waits_for_a_host_who_is_away(four_players: list[User]) -> None:
-    """RULES.md §8.3: a waiting seat's clock is stopped, the dealer's at the recuento too."""
-    table = started_table(four_players)
+def to_recuento(table: Table) -> Table:
+    """Let the clock play the hand out to its recuento."""
     for _ in range(400):
         table.refresh_from_db()
         if table.phase == "recuento" or table.status != Table.Status.PLAYING:
@@ -127,14 +113,53 @@ def test_the_next_hand_waits_for_a_host_who_is_away(four_players: list[User]) ->
         services.play_defaults(overdue(table).pk, table.version)
     table.refresh_from_db()
     assert table.phase == "recuento"
+    return table
+
+
+def seguir(table: Table, player: User) -> None:
+    table.refresh_from_db()
+    services.act(player, table.pk, table.version, {"act": "repartir"})
+
+
+def test_the_next_hand_comes_when_all_four_have_pressed_seguir(four_players: list[User]) -> None:
+    """RULES.md §8.2: nobody deals by hand; each player says they are ready."""
+    table = to_recuento(started_table(four_players))
+    state = services.state_for(table, four_players[2])
+    assert state["you"]["legal"] == [{"act": "repartir"}] and state["to_act"] == [0, 1, 2, 3]
+    assert (table.deadline - timezone.now()).total_seconds() > 10  # MUS_RECUENTO_SECONDS
+    for player in four_players[:3]:
+        seguir(table, player)
+    table.refresh_from_db()
+    assert table.phase == "recuento" and table.ready_seats == [0, 1, 2]
+    state = services.state_for(table, four_players[0])
+    assert state["ready"] == [0, 1, 2] and state["to_act"] == [3] and state["you"]["legal"] == []
+    with pytest.raises(services.ServiceError) as excinfo:
+        seguir(table, four_players[0])
+    assert excinfo.value.code == "already_ready"
+    seguir(table, four_players[3])
+    table.refresh_from_db()
+    assert table.phase == "mus" and len(table.record["hands"]) == 2 and table.ready_seats == []
+
+
+def test_the_next_hand_comes_when_the_recuento_clock_runs_out(four_players: list[User]) -> None:
+    table = to_recuento(started_table(four_players))
+    seguir(table, four_players[1])
+    table = overdue(table)
+    assert services.play_defaults(table.pk, table.version) == 1
+    table.refresh_from_db()
+    assert table.phase == "mus" and len(table.record["hands"]) == 2
+
+
+def test_a_player_who_is_away_does_not_hold_up_the_next_hand(four_players: list[User]) -> None:
+    table = to_recuento(started_table(four_players))
     Seat.objects.filter(table=table, user=four_players[0]).update(
         reconnect_deadline=timezone.now() + timedelta(seconds=60)
     )
-    table = overdue(table)
-    assert services.play_defaults(table.pk, table.version) == 0
+    assert services.state_for(table, four_players[1])["to_act"] == [1, 2, 3]
+    for player in four_players[1:]:
+        seguir(table, player)
     table.refresh_from_db()
-    assert table.phase == "recuento"
-    assert len(table.record["hands"]) == 1
+    assert table.phase == "mus" and len(table.record["hands"]) == 2
 
 
 def test_two_concurrent_actions_for_the_same_turn_apply_exactly_once(

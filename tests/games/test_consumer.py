@@ -97,8 +97,39 @@ async def test_a_player_gets_the_state_at_once_on_connecting(four_players: list[
     await comm.disconnect()
 
 
-async def test_it_refuses_an_anonymous_socket(four_players: list[User]) -> None:
+async def test_a_visitor_who_is_not_logged_in_watches_a_public_table_read_only(
+    four_players: list[User],
+) -> None:
     table = await database_sync_to_async(started_table)(four_players)
+    comm = communicator(table.pk, None)
+    connected, _ = await comm.connect()
+    assert connected
+    state = await receive_state(comm)
+    assert state["you"] is None and state["phase"] == "mus"
+    assert not leaked_cards(state, None)
+    mano = state["mano"]
+    assert (await receive(comm))["type"] == "chat_history"
+    await comm.send_to(text_data=json.dumps({"type": "action", "v": state["v"], "act": "mus"}))
+    error = await receive(comm)
+    assert (error["type"], error["code"]) == ("error", "not_seated")
+    await receive_state(comm)  # the fresh state after a refusal
+    await comm.send_to(text_data=json.dumps({"type": "chat", "text": "hola"}))
+    assert (await receive(comm))["code"] == "not_seated"
+    # ... and sees the game move like any onlooker.
+    await database_sync_to_async(services.act)(
+        four_players[mano], table.pk, state["v"], {"act": "mus"}
+    )
+    while (moved := await receive_state(comm))["v"] == state["v"]:
+        pass
+    assert moved["v"] == state["v"] + 1 and not leaked_cards(moved, None)
+    await comm.disconnect()
+
+
+async def test_it_refuses_an_anonymous_socket_at_a_private_table(
+    four_players: list[User],
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(private=True)
     comm = communicator(table.pk, None)
     connected, code = await comm.connect()
     assert not connected

@@ -447,7 +447,7 @@ def test_a_practice_table_is_in_english(english_player: Client) -> None:
     page = english_page(
         english_player,
         started["Location"],
-        ["Us", "Them", "Pass", "Quiero", "No quiero", "Órdago", "Deal", "Table chat", "Send"],
+        ["Us", "Them", "Pass", "Quiero", "No quiero", "Órdago", "Carry on", "Table chat", "Send"],
         ["Nosotros", "Ellos", "Paso", "Repartir", "Tus jugadas", "Escribe a la mesa"],
     )
     assert "Well played!" in page.chunks  # a quick chat phrase
