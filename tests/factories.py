@@ -23,7 +23,9 @@ from accounts.sessions import new_session_key as session_key
 from accounts.sessions import session_cookie
 from games import engine, services
 from games.models import Connection, Seat, Table
+from rankings import elo
 from rankings import services as rating_services
+from rankings.models import PlayerRating
 from tools.engine_bench import play_random_game, random_action
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "PASSWORD",
     "UserFactory",
     "ended_table",
+    "establish",
     "finished_game",
     "login",
     "make_players",
@@ -218,3 +221,27 @@ def finished_game(
     if rate:
         rating_services.rate_table(table.pk)
     return table
+
+
+def establish(
+    players: list[User],
+    mode: str = "4-reyes",
+    *,
+    rating: float = elo.INITIAL_RATING,
+    games: int = elo.PROVISIONAL_GAMES,
+) -> None:
+    """Give ``players`` a settled rating (``games`` rated games) without playing them: results
+    with brand-new accounts count for nothing (rankings.elo), so most ladder tests need players
+    the ladder already trusts. Not for recompute tests: no games back these rows."""
+    for player in players:
+        PlayerRating.objects.update_or_create(
+            user=player,
+            mode=mode,
+            defaults={
+                "rating": rating,
+                "games": games,
+                "best_rating": rating,
+                **PlayerRating.player_fields(player.username, player.display_name),
+            },
+        )
+    rating_services.rebuild_buckets()

@@ -14,8 +14,8 @@ def test_everybody_starts_at_1500() -> None:
 
 def test_equal_ratings_expect_half_and_move_by_half_of_k() -> None:
     assert elo.expected_score(1500, 1500) == 0.5
-    after = elo.rate([Standing()] * 4, winner_team=0)
-    assert after == [1520, 1480, 1520, 1480]
+    established = [Standing(1500, 30)] * 4
+    assert elo.rate(established, winner_team=0) == [1510, 1490, 1510, 1490]
 
 
 def test_the_expected_score_follows_the_elo_formula() -> None:
@@ -59,9 +59,40 @@ def test_k_is_40_for_the_first_30_rated_games_and_20_after() -> None:
 
 
 def test_each_player_moves_by_their_own_k() -> None:
-    standings = [Standing(1500, 0), Standing(1500, 100), Standing(1500, 30), Standing(1500, 29)]
-    after = elo.rate(standings, winner_team=0)
-    assert after == [1520, 1490, 1510, 1480]
+    standings = [Standing(1500, 0), Standing(1500, 100), Standing(1500, 30), Standing(1500, 40)]
+    changes = elo.changes(standings, winner_team=0)
+    assert [c.k for c in changes] == [40, 20, 20, 20]
+    # Team 0's rivals are both established (weight 1); team 1's are half new (weight 1/2).
+    assert [c.weight for c in changes] == [1, 0.5, 1, 0.5]
+    assert [c.after for c in changes] == [1520, 1495, 1510, 1495]
+
+
+def test_a_result_against_two_brand_new_accounts_moves_nothing() -> None:
+    for me in (Standing(1500, 0), Standing(1700, 200)):
+        for winner in (0, 1):
+            changes = elo.changes([me, Standing(), Standing(), Standing()], winner)
+            assert changes[0].after == me.rating and changes[0].weight == 0
+
+
+def test_a_result_weighs_as_much_as_the_rival_pair_is_trusted() -> None:
+    assert [elo.reliability(g) for g in (0, 3, 15, 29, 30, 500)] == [0, 0.1, 0.5, 29 / 30, 1, 1]
+    assert elo.pair_reliability(Standing(games=0), Standing(games=30)) == 0.5
+    me, mate = Standing(1500, 100), Standing(1500, 100)
+    for rivals, weight in [((0, 0), 0), ((6, 6), 0.2), ((0, 30), 0.5), ((15, 45), 0.75)]:
+        a, b = (Standing(1500, g) for g in rivals)
+        change = elo.changes([me, a, mate, b], winner_team=0)[0]
+        assert change.weight == pytest.approx(weight)
+        assert change.after - change.before == pytest.approx(10 * weight)
+
+
+def test_established_players_win_what_established_players_lose() -> None:
+    """A booster with a brand-new partner against two established players: the booster's gain
+    comes out of the two rivals, not out of the new account."""
+    booster, fresh, rival = Standing(1500, 100), Standing(1500, 0), Standing(1500, 100)
+    changes = elo.changes([booster, rival, fresh, rival], winner_team=0)
+    gained = changes[0].after - booster.rating
+    lost = 2 * (rival.rating - changes[1].after)
+    assert gained == pytest.approx(lost) == pytest.approx(10)
 
 
 def test_rating_refuses_a_game_that_is_not_four_players_or_has_no_winner() -> None:
