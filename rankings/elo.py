@@ -6,11 +6,13 @@ moves by ``K * (S - E) * W``:
 
 - ``K`` is their own: 40 during their first 30 rated games in the mode (a provisional rating,
   shown with «?»), 20 afterwards.
-- ``W``, the weight of the result, is how far the ladder can trust the rival pair's rating: the
-  mean of the two rivals' reliability, ``min(1, rated games / 30)``. A result against two
-  brand-new accounts moves nothing; against two established players it counts in full. A
-  provisional rating is one the ladder does not trust yet, for the player (big K) and for
-  everybody who meets them (small W).
+- ``W``, the weight of the result, is how far the ladder knows the players who, besides them,
+  decided it: the rival pair and the partner. A player's reliability is ``min(1, rated games /
+  30)``; a pair's, the mean of its two (as its rating is); ``W`` is the lesser of the rival
+  pair's and the partner's. A result with a brand-new partner or against two brand-new
+  rivals moves nothing; among established players it counts in full. A provisional rating is
+  one the ladder does not trust yet, for the player (big K) and for everybody at the table
+  with them (small W).
 
 Everything a game's changes depend on (ratings, game counts) is what the four players had before
 it, so replaying the games in order rebuilds the ladders exactly.
@@ -63,8 +65,14 @@ def pair_rating(a: float, b: float) -> float:
 
 
 def pair_reliability(a: Standing, b: Standing) -> float:
-    """The weight a result against this pair gets (the mean, as the pair's rating is)."""
+    """How far the ladder knows a pair: the mean of its two players', as the pair's rating is."""
     return (reliability(a.games) + reliability(b.games)) / 2
+
+
+def weight(partner: Standing, rivals: tuple[Standing, Standing]) -> float:
+    """How much a game counts for a player: as far as the ladder knows both the rival pair and
+    the partner (the lesser of the two)."""
+    return min(pair_reliability(*rivals), reliability(partner.games))
 
 
 def expected_score(own: float, opponent: float) -> float:
@@ -81,19 +89,16 @@ def changes(standings: list[Standing] | tuple[Standing, ...], winner_team: int) 
         pair_rating(standings[0].rating, standings[2].rating),
         pair_rating(standings[1].rating, standings[3].rating),
     )
-    trust = (
-        pair_reliability(standings[0], standings[2]),
-        pair_reliability(standings[1], standings[3]),
-    )
     out = []
     for seat, standing in enumerate(standings):
         team = seat % 2
         expected = expected_score(ratings[team], ratings[1 - team])
         score = 1.0 if team == winner_team else 0.0
         k = k_factor(standing.games)
-        weight = trust[1 - team]
-        after = standing.rating + k * (score - expected) * weight
-        out.append(Change(standing.rating, after, k, weight))
+        w = weight(
+            standings[(seat + 2) % 4], (standings[(seat + 1) % 4], standings[(seat + 3) % 4])
+        )
+        out.append(Change(standing.rating, standing.rating + k * (score - expected) * w, k, w))
     return out
 
 

@@ -34,8 +34,10 @@ __all__ = [
     "UserFactory",
     "ended_table",
     "establish",
+    "farm_game",
     "finished_game",
     "login",
+    "lose_on_purpose",
     "make_players",
     "make_user",
     "play_out",
@@ -245,3 +247,39 @@ def establish(
             },
         )
     rating_services.rebuild_buckets()
+
+
+def lose_on_purpose(table: Table, winners: int) -> Table:
+    """The farming script of issue #13, through games.services as the table's sockets call it:
+    «corto»; the losers open with «envido 40»; the winners answer «órdago»; the losers say «no
+    quiero», which hands the winners the 40 tantos (six or seven actions)."""
+    players = {s.seat: s.user for s in table.seats.select_related("user")}
+    for _ in range(50):
+        table = services.load_table(table.pk)
+        if table.status != Table.Status.PLAYING:
+            return table
+        game = services.game_of(table)
+        seat, legal = next(
+            (s, acts) for s in range(4) if (acts := {a["act"] for a in engine.legal_actions(game, s)})
+        )
+        ours = seat % 2 == winners
+        if "corto" in legal:
+            payload: dict[str, Any] = {"act": "corto"}
+        elif "quiero" in legal:
+            payload = {"act": "ordago"} if ours else {"act": "no_quiero"}
+        elif not ours and "envido" in legal:
+            payload = {"act": "envido", "to": 40}
+        else:
+            payload = {"act": "paso"}
+        services.act(players[seat], table.pk, table.version, payload)
+    raise AssertionError("the farming script did not end the game")
+
+
+def farm_game(booster: User, partner: User, rivals: list[User], seed: int = 1) -> Table:
+    """One farming game at a private rated table: the booster hosts (seat 0) with `partner`
+    (seat 2); `rivals` sit at 1 and 3 and lose on purpose."""
+    table = services.create_table(booster, "4-reyes", private=True, rated=True)
+    for seat, user in ((1, rivals[0]), (2, partner), (3, rivals[1])):
+        services.take_seat(user, table.pk, seat, table.invite_token)
+    services.start_game(booster, table.pk, random.Random(seed))
+    return lose_on_purpose(Table.objects.get(pk=table.pk), winners=0)
