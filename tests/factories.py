@@ -260,7 +260,9 @@ def lose_on_purpose(table: Table, winners: int) -> Table:
             return table
         game = services.game_of(table)
         seat, legal = next(
-            (s, acts) for s in range(4) if (acts := {a["act"] for a in engine.legal_actions(game, s)})
+            (s, acts)
+            for s in range(4)
+            if (acts := {a["act"] for a in engine.legal_actions(game, s)})
         )
         ours = seat % 2 == winners
         if "corto" in legal:
