@@ -271,3 +271,18 @@ def test_a_record_that_does_not_replay_leaves_the_rest_of_the_game_page(
         assert response.status_code == 200
         assert response.context["replay_error"]
         assert "No se ha podido reproducir" in response.content.decode()
+
+
+def test_the_game_page_says_how_much_a_game_against_new_players_counted(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    veterans, newcomers = players(2), players(2)
+    establish(veterans)
+    # A veteran and a newcomer in each pair.
+    table = finished_game([veterans[0], veterans[1], newcomers[0], newcomers[1]], rate=True)
+    page = client.get(reverse("game_detail", args=[table.pk])).content.decode()
+    # The veterans' partners are brand new: the game did not count for them.
+    assert page.count("1500 → 1500 (±0)") == 2 and page.count("cuenta un 0 %") == 2
+    # The newcomers' partners are known, their rivals half: it counted half.
+    assert "1500 → 1510 (+10)" in page and page.count("cuenta un 50 %") == 2
+    assert 'id="damped-note"' in page and "provisional" in page
