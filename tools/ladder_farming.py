@@ -152,8 +152,9 @@ def run(
 
 def main(write: Callable[[str], None] = print) -> None:
     starts = {"new": Account(), "established": Account(1650.0, 200)}
+    first = "farming (booster's games)"
     write(
-        f"{"farming (booster's games)":42} {'games':>5} {'accounts':>8} {'all games':>9}"
+        f"{first:42} {'games':>5} {'accounts':>8} {'all games':>9}"
         f" {'days':>4} {'new':>7} {'(plain)':>8} {'estab.':>7} {'(plain)':>8}"
     )
     for label, scenario, games in SCENARIOS:
