@@ -12,7 +12,7 @@ from tests.factories import finished_game, make_players, session_key
 
 from .support import PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 POLL_MS = 4000
 # The page sees itself in the background until the test says otherwise.
