@@ -1,6 +1,7 @@
 """Tables and games in the Django admin: read-only, with the record and the chat.
 
 Tables change only through `games.services`; nothing here edits a table row directly. The
+record of a game in progress (every hand and the pile) is not shown: staff may be playing. The
 moderation app registers a subclass of `TableAdmin` with the moderators' measures.
 """
 
@@ -172,6 +173,10 @@ class TableAdmin(NoAddOrDeleteMixin, admin.ModelAdmin):
     def record_pretty(self, obj: Table) -> str:
         if obj.record is None:
             return gettext("Sin registro: la partida no llegó a empezar.")
+        if not obj.is_over:
+            # The record holds every hand and the pile: staff may be playing too. The moderation
+            # admin lets a superuser reveal a live game, with a reason in its audit log.
+            return gettext("Oculto mientras se juega la partida: se verá cuando termine.")
         text = json.dumps(obj.record, indent=2, ensure_ascii=False)
         return format_html('<pre class="game-record">{}</pre>', text)
 
@@ -183,7 +188,7 @@ class TableAdmin(NoAddOrDeleteMixin, admin.ModelAdmin):
                 gettext("Chat de la mesa"),
             )
         ]
-        if obj.record is not None:
+        if obj.is_over and obj.record is not None:
             links.append((reverse("game_record", args=[obj.pk]), gettext("Registro en JSON")))
         return links
 

@@ -48,6 +48,17 @@ class Table(models.Model):
         MODERATOR = "moderacion", _("Un moderador ha cancelado la partida.")
         SYSTEM = "sistema", _("La partida se ha cancelado.")
 
+    class UnratedReason(models.TextChoices):
+        """Why a table meant for the ladder was played unrated (games.services.fairplay)."""
+
+        PAIR_LIMIT = (
+            "parejas",
+            _(
+                "No puntúa: estas dos parejas ya han llegado a su límite de partidas puntuadas "
+                "en 24 horas."
+            ),
+        )
+
     mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
@@ -55,6 +66,10 @@ class Table(models.Model):
     private = models.BooleanField(_("privada"), default=False)
     rated = models.BooleanField(_("puntúa para el ranking"), default=True)
     practice = models.BooleanField(_("práctica"), default=False)
+    # Set, with `rated` turned off, when the game starts (games.services.fairplay).
+    unrated_reason = models.CharField(
+        _("motivo de no puntuar"), max_length=10, choices=UnratedReason.choices, blank=True
+    )
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
     status = models.CharField(
         _("estado"), max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True

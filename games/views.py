@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from . import hooks, services
 from .models import Abandonment, Mode, Seat, Table
-from .services import chat, presence
+from .services import chat, fairplay, presence
 from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
 
@@ -135,6 +135,9 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "state": state,
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "is_host": request.user.is_authenticated and table.host_id == request.user.pk,
+        # Said before the start: these four, seated like this, would not count for the ladder.
+        "pair_limit": table.status == Table.Status.OPEN and fairplay.pair_limit_reached(table),
+        "pair_games_per_day": fairplay.PAIR_GAMES_PER_DAY,
         "invite_url": request.build_absolute_uri(reverse("games:invite", args=[table.invite_token]))
         if table.private
         else None,

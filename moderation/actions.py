@@ -1,4 +1,5 @@
-"""Moderator actions: ban, unban, mute, unmute, cancel a game, resolve reports, recompute ladders.
+"""Moderator actions: ban, unban, mute, unmute, cancel a game, see a live game's cards, resolve
+reports, recompute ladders.
 
 The admin (and anything else) calls these functions; each one applies the change through the
 game service layer where tables are concerned and writes one `ModerationAction` to the audit log.
@@ -252,6 +253,37 @@ def cancel_game(moderator: User | None, table: Table, reason: str) -> Moderation
         if not services.cancel_game(table.pk, Table.CancelReason.MODERATOR, note=reason):
             raise ModerationError(_("La partida #%(id)s no está en juego.") % {"id": table.pk})
         return record(moderator, ModerationAction.Kind.CANCEL_GAME, table=table, reason=reason)
+
+
+def reveal_hands(moderator: User, table: Table, reason: str) -> ModerationAction:
+    """Let a superuser see the cards and the pile of a game in progress, with a reason.
+
+    The admin hides them from every staff member until the game ends (staff may be playing);
+    this is the logged exception, for a suspected cheat that cannot wait. A superuser seated at
+    the table cannot look at it.
+    """
+    reason = (reason or "").strip()
+    if not moderator.is_superuser:
+        raise ModerationError(
+            _("Solo un superusuario puede ver las cartas de una partida en juego.")
+        )
+    if not reason:
+        raise ModerationError(
+            _("Para ver las cartas de una partida en juego hace falta un motivo.")
+        )
+    if table.status != Table.Status.PLAYING:
+        raise ModerationError(_("La partida #%(id)s no está en juego.") % {"id": table.pk})
+    if services.seat_number(table, moderator.pk) is not None:
+        raise ModerationError(_("No puedes ver las cartas de una partida en la que juegas."))
+    hands = len((table.record or {}).get("hands") or [])
+    return record(
+        moderator,
+        ModerationAction.Kind.REVEAL_HANDS,
+        table=table,
+        reason=reason,
+        version=table.version,
+        hand=hands,
+    )
 
 
 def recompute_ratings(moderator: User | None, reason: str = "") -> ModerationAction:

@@ -103,6 +103,7 @@ class ModerationAction(models.Model):
         CANCEL_GAME = "cancelar", _("Partida cancelada")
         RESOLVE_REPORT = "resolver", _("Denuncia resuelta")
         RECOMPUTE = "recalcular", _("Ranking recalculado")
+        REVEAL_HANDS = "ver_cartas", _("Cartas de una partida en juego vistas")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -157,6 +157,8 @@ class RatingChange(models.Model):
     before = models.FloatField()
     after = models.FloatField()
     k = models.PositiveSmallIntegerField()
+    # How much the result counted: the rival pair's reliability (rankings.elo, docs/ratings.md).
+    weight = models.FloatField(default=1.0)
     won = models.BooleanField()
     played_at = models.DateTimeField()
 
@@ -178,3 +180,7 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.after - self.before
+
+    @property
+    def weight_percent(self) -> int:
+        return round(self.weight * 100)

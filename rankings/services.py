@@ -77,10 +77,11 @@ def rate_table(table_id: int) -> bool:
         played_at = table.finished_at or table.created_at
         buckets = BucketMoves(table.mode)
         standings = [elo.Standing(rows[u].rating, rows[u].games) for u in seat_users]
-        after = elo.rate(standings, table.winner_team)
+        moves = elo.changes(standings, table.winner_team)
         changes = []
         for seat, user_id in enumerate(seat_users):
             row = rows[user_id]
+            move = moves[seat]
             won = seat % 2 == table.winner_team
             changes.append(
                 RatingChange(
@@ -89,14 +90,15 @@ def rate_table(table_id: int) -> bool:
                     mode=table.mode,
                     seat=seat,
                     before=row.rating,
-                    after=after[seat],
-                    k=elo.k_factor(row.games),
+                    after=move.after,
+                    k=move.k,
+                    weight=move.weight,
                     won=won,
                     played_at=played_at,
                 )
             )
-            buckets.move(row.rating, row.games, after[seat])
-            row.rating = after[seat]
+            buckets.move(row.rating, row.games, move.after)
+            row.rating = move.after
             row.games += 1
             row.wins += int(won)
             row.best_rating = max(row.best_rating, row.rating)
@@ -216,7 +218,7 @@ class Ladder:
     """Every player's standing and every change, as recomputed in memory."""
 
     ratings: dict[tuple[int, str], dict[str, object]]
-    changes: list[tuple[int, int, str, int, float, float, int, bool, datetime]]
+    changes: list[tuple[int, int, str, int, float, float, int, float, bool, datetime]]
     games: list[tuple[int, str, int]]  # (table_id, mode, winner_team) in application order
 
 
@@ -241,7 +243,7 @@ def _games_in_order() -> Iterator[tuple[int, str, int, datetime, list[int]]]:
 
 def compute_ladder(games: Iterable[tuple[int, str, int, datetime, list[int]]]) -> Ladder:
     ratings: dict[tuple[int, str], dict[str, object]] = {}
-    changes: list[tuple[int, int, str, int, float, float, int, bool, datetime]] = []
+    changes: list[tuple[int, int, str, int, float, float, int, float, bool, datetime]] = []
     order: list[tuple[int, str, int]] = []
 
     def standing(user_id: int, mode: str) -> dict[str, object]:
@@ -259,8 +261,8 @@ def compute_ladder(games: Iterable[tuple[int, str, int, datetime, list[int]]]) -
 
     for table_id, mode, winner, played_at, seat_users in games:
         rows = [standing(u, mode) for u in seat_users]
-        after = elo.rate([elo.Standing(r["rating"], r["games"]) for r in rows], winner)
-        for seat, (user_id, row) in enumerate(zip(seat_users, rows, strict=True)):
+        moves = elo.changes([elo.Standing(r["rating"], r["games"]) for r in rows], winner)
+        for seat, (user_id, row, move) in enumerate(zip(seat_users, rows, moves, strict=True)):
             won = seat % 2 == winner
             changes.append(
                 (
@@ -269,16 +271,17 @@ def compute_ladder(games: Iterable[tuple[int, str, int, datetime, list[int]]]) -
                     mode,
                     seat,
                     row["rating"],
-                    after[seat],
-                    elo.k_factor(row["games"]),
+                    move.after,
+                    move.k,
+                    move.weight,
                     won,
                     played_at,
                 )
             )
-            row["rating"] = after[seat]
+            row["rating"] = move.after
             row["games"] += 1
             row["wins"] += int(won)
-            row["best_rating"] = max(row["best_rating"], after[seat])
+            row["best_rating"] = max(row["best_rating"], move.after)
             if row["last_played_at"] is None or played_at > row["last_played_at"]:
                 row["last_played_at"] = played_at
         order.append((table_id, mode, winner))
@@ -332,10 +335,11 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
                         before=b,
                         after=a,
                         k=k,
+                        weight=x,
                         won=w,
                         played_at=p,
                     )
-                    for u, t, m, s, b, a, k, w, p in ladder.changes
+                    for u, t, m, s, b, a, k, x, w, p in ladder.changes
                 ],
                 batch_size=5000,
             )
@@ -392,15 +396,17 @@ def compare(ladder: Ladder, limit: int = 20) -> list[str]:
             differences.append(f"user {key[0]} {key[1]}: stored but has no rated game")
             if len(differences) >= limit:
                 return differences
-    per_player: dict[tuple[int, int], tuple[float, float]] = {
-        (u, t): (b, a) for u, t, _m, _s, b, a, _k, _w, _p in ladder.changes
+    per_player: dict[tuple[int, int], tuple[float, float, float]] = {
+        (u, t): (b, a, x) for u, t, _m, _s, b, a, _k, x, _w, _p in ladder.changes
     }
-    stored_changes = RatingChange.objects.values_list("user_id", "table_id", "before", "after")
+    stored_changes = RatingChange.objects.values_list(
+        "user_id", "table_id", "before", "after", "weight"
+    )
     count = 0
-    for u, t, b, a in stored_changes.iterator(chunk_size=10000):
+    for u, t, b, a, x in stored_changes.iterator(chunk_size=10000):
         count += 1
-        if per_player.get((u, t)) != (b, a):
-            differences.append(f"change user {u} game {t}: stored {b!r}→{a!r}")
+        if per_player.get((u, t)) != (b, a, x):
+            differences.append(f"change user {u} game {t}: stored {b!r}→{a!r} ×{x!r}")
             if len(differences) >= limit:
                 return differences
     if count != len(per_player):

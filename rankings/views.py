@@ -16,7 +16,7 @@ from accounts.models import User
 from games import engine, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
-from . import queries, replay
+from . import elo, queries, replay
 from .models import RatingChange
 
 RESULT_CHOICES = [
@@ -136,6 +136,8 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "players": players,
         "teams": [[players[0], players[2]], [players[1], players[3]]],
+        "damped": any(c.weight < 1 for c in changes.values()),
+        "provisional_games": elo.PROVISIONAL_GAMES,
         "scores": table.scores or [0, 0],
         "winner": table.winner_team,
         "record_url": None,

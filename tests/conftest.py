@@ -86,6 +86,17 @@ def _fresh_channel_layer() -> object:
 
 
 @pytest.fixture(autouse=True)
+def _default_language() -> object:
+    """Every test starts and ends in the site's language: a request in English leaves English
+    active in the thread (LocaleMiddleware), and the next test's messages would be English."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _whether_slow(request: pytest.FixtureRequest) -> None:
     """tests/live.py refuses to start a process or a browser for a test not marked slow."""
     from tests import live

@@ -23,7 +23,9 @@ from accounts.sessions import new_session_key as session_key
 from accounts.sessions import session_cookie
 from games import engine, services
 from games.models import Connection, Seat, Table
+from rankings import elo
 from rankings import services as rating_services
+from rankings.models import PlayerRating
 from tools.engine_bench import play_random_game, random_action
 
 __all__ = [
@@ -31,8 +33,11 @@ __all__ = [
     "PASSWORD",
     "UserFactory",
     "ended_table",
+    "establish",
+    "farm_game",
     "finished_game",
     "login",
+    "lose_on_purpose",
     "make_players",
     "make_user",
     "play_out",
@@ -218,3 +223,65 @@ def finished_game(
     if rate:
         rating_services.rate_table(table.pk)
     return table
+
+
+def establish(
+    players: list[User],
+    mode: str = "4-reyes",
+    *,
+    rating: float = elo.INITIAL_RATING,
+    games: int = elo.PROVISIONAL_GAMES,
+) -> None:
+    """Give ``players`` a settled rating (``games`` rated games) without playing them: results
+    with brand-new accounts count for nothing (rankings.elo), so most ladder tests need players
+    the ladder already trusts. Not for recompute tests: no games back these rows."""
+    for player in players:
+        PlayerRating.objects.update_or_create(
+            user=player,
+            mode=mode,
+            defaults={
+                "rating": rating,
+                "games": games,
+                "best_rating": rating,
+                **PlayerRating.player_fields(player.username, player.display_name),
+            },
+        )
+    rating_services.rebuild_buckets()
+
+
+def lose_on_purpose(table: Table, winners: int) -> Table:
+    """The farming script of issue #13, through games.services as the table's sockets call it:
+    «corto»; the losers open with «envido 40»; the winners answer «órdago»; the losers say «no
+    quiero», which hands the winners the 40 tantos (six or seven actions)."""
+    players = {s.seat: s.user for s in table.seats.select_related("user")}
+    for _ in range(50):
+        table = services.load_table(table.pk)
+        if table.status != Table.Status.PLAYING:
+            return table
+        game = services.game_of(table)
+        seat, legal = next(
+            (s, acts)
+            for s in range(4)
+            if (acts := {a["act"] for a in engine.legal_actions(game, s)})
+        )
+        ours = seat % 2 == winners
+        if "corto" in legal:
+            payload: dict[str, Any] = {"act": "corto"}
+        elif "quiero" in legal:
+            payload = {"act": "ordago"} if ours else {"act": "no_quiero"}
+        elif not ours and "envido" in legal:
+            payload = {"act": "envido", "to": 40}
+        else:
+            payload = {"act": "paso"}
+        services.act(players[seat], table.pk, table.version, payload)
+    raise AssertionError("the farming script did not end the game")
+
+
+def farm_game(booster: User, partner: User, rivals: list[User], seed: int = 1) -> Table:
+    """One farming game at a private rated table: the booster hosts (seat 0) with `partner`
+    (seat 2); `rivals` sit at 1 and 3 and lose on purpose."""
+    table = services.create_table(booster, "4-reyes", private=True, rated=True)
+    for seat, user in ((1, rivals[0]), (2, partner), (3, rivals[1])):
+        services.take_seat(user, table.pk, seat, table.invite_token)
+    services.start_game(booster, table.pk, random.Random(seed))
+    return lose_on_purpose(Table.objects.get(pk=table.pk), winners=0)

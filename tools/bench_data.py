@@ -376,7 +376,18 @@ def _seed(
     marks = Copier(RatedGame, ["id", "table_id", "mode", "winner_team", "rated_at"])
     changes = Copier(
         RatingChange,
-        ["user_id", "table_id", "mode", "seat", "before", "after", "k", "won", "played_at"],
+        [
+            "user_id",
+            "table_id",
+            "mode",
+            "seat",
+            "before",
+            "after",
+            "k",
+            "weight",
+            "won",
+            "played_at",
+        ],
     )
     first_table = _next_id(Table)
     first_mark = _next_id(RatedGame)
@@ -463,12 +474,12 @@ def _seed(
                                 None,
                             ]
                         rows.append(row)
-                    after = elo.rate([elo.Standing(r[0], r[1]) for r in rows], winner)
+                    moves = elo.changes([elo.Standing(r[0], r[1]) for r in rows], winner)
                     m_lines.append(
                         marks.line(str(mark_id), str(table_id), mode, str(winner), finished_s)
                     )
                     mark_id += 1
-                    for seat, (uid, row) in enumerate(zip(ids, rows, strict=True)):
+                    for seat, (uid, row, move) in enumerate(zip(ids, rows, moves, strict=True)):
                         won = seat % 2 == winner
                         c_lines.append(
                             changes.line(
@@ -477,16 +488,17 @@ def _seed(
                                 mode,
                                 str(seat),
                                 repr(row[0]),
-                                repr(after[seat]),
-                                str(elo.k_factor(row[1])),
+                                repr(move.after),
+                                str(move.k),
+                                repr(move.weight),
                                 _text(won),
                                 finished_s,
                             )
                         )
-                        row[0] = after[seat]
+                        row[0] = move.after
                         row[1] += 1
                         row[2] += won
-                        row[3] = max(row[3], after[seat])
+                        row[3] = max(row[3], move.after)
                         row[4] = finished_s
             for seat, uid in enumerate(ids):
                 s_lines.append(seats.line(str(table_id), str(seat), str(uid), "f", created_s))

@@ -8,6 +8,7 @@ apps call these functions and nothing below them.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
 - `chat`, `presence`: table chat and who is online.
+- `fairplay`: how often the same two pairs count for the ladder, checked at the start.
 - `storage` (loading, the game cache, compare-and-set), `turns`, `groups`, `adb` and `errors` are
   the layer underneath.
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import Mode, Seat, Table
-from . import abandonment, connections, play
+from . import abandonment, connections, fairplay, play
 from .access import can_view
 from .errors import ServiceError, not_seated
 from .state import after_commit
@@ -200,6 +200,7 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
         if table.seats.count() != 4:
             raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
         connections.mark_absent(table)
+        fairplay.check_at_start(table)
         play.start(table, rng)
     return table
 
@@ -227,8 +228,11 @@ def rematch(user: User, table_id: int) -> Table:
         if new is not None and new.seats.filter(user=user).exists():
             return new  # asked twice (two tabs, a double click): already there
         if new is None or new.status == Table.Status.CLOSED:
-            # Private: it is nobody else's business, and the lobby does not list it.
-            new = create_table(user, old.mode, private=True, rated=old.rated, seat=seat)
+            # Private: it is nobody else's business, and the lobby does not list it. Rated if
+            # the host chose so, whatever the pairs' limit did to the last game (it is checked
+            # again when the rematch starts).
+            rated = old.rated or bool(old.unrated_reason)
+            new = create_table(user, old.mode, private=True, rated=rated, seat=seat)
             compare_and_set(old, rematch_id=new.pk)
             return new
         if new.status != Table.Status.OPEN:

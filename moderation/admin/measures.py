@@ -68,6 +68,17 @@ class RequiredReasonForm(forms.Form):
     )
 
 
+class PrivateReasonForm(forms.Form):
+    """A required reason that only the audit log keeps (players are not told)."""
+
+    reason = forms.CharField(
+        label=_("Motivo"),
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text=_("Queda en el registro de moderación; los jugadores no lo ven."),
+    )
+
+
 class NoteForm(forms.Form):
     note = forms.CharField(
         label=_("Nota de la resolución"),
@@ -92,26 +103,31 @@ def measure_page(
     action: str = "",
     back_url: str = "",
     once: bool = False,
+    result_page: Callable[[list[Any]], HttpResponse] | None = None,
 ) -> HttpResponse | None:
     """Show the form for a measure, or apply it to every object once the form is posted.
 
-    Returns None once applied (an admin action then goes back to the list), or the form page.
-    Each object refused by `moderation.actions` gets its own error message. With `once` the
-    measure is not about the objects (they only carry the action's selection): `apply` is
-    called once, with None.
+    Returns None once applied (an admin action then goes back to the list), or the form page;
+    with `result_page`, what it makes of the measures applied (e.g. a page that shows what the
+    measure let the moderator see). Each object refused by `moderation.actions` gets its own
+    error message. With `once` the measure is not about the objects (they only carry the
+    action's selection): `apply` is called once, with None.
     """
     objects = list(objects)
     form = form_class(request.POST if "confirmar" in request.POST else None)
     if form.is_bound and form.is_valid():
         applied = 0
+        results = []
         for obj in [None] if once else objects:
             try:
-                apply(obj, form.cleaned_data)
+                results.append(apply(obj, form.cleaned_data))
             except ModerationError as exc:
                 text = str(exc.message) if obj is None else f"{obj}: {exc.message}"
                 modeladmin.message_user(request, text, messages.ERROR)
             else:
                 applied += 1
+        if applied and result_page is not None:
+            return result_page(results)
         if applied:
             modeladmin.message_user(request, done(applied), messages.SUCCESS)
         elif not objects and not once:

@@ -1,5 +1,6 @@
 """The player admin with the moderation measures: ban, unban, mute and unmute, from the list and
-from a player's page, and a ban or a silence typed into the page, each in the audit log.
+from a player's page, and a ban or a silence typed into the page, each in the audit log; and
+the list of suspicious account clusters (moderation.clusters), linked from the player list.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.contrib.auth.forms import UserChangeForm
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
@@ -21,6 +23,7 @@ from accounts.admin import MODERATION_FIELDS, MODERATION_FIELDSET, UserAdmin
 from accounts.models import User
 
 from .. import actions as moderation
+from .. import clusters
 from ..models import ModerationAction
 from .measures import OptionalReasonForm, ReasonForm, measure_page
 
@@ -65,6 +68,7 @@ class ModeratedUserAdmin(UserAdmin):
         (MODERATION_FIELDSET[0], {"fields": ("moderation_tools", *MODERATION_FIELDS)}),
     )
     actions = ["ban_players", "unban_players", "mute_players", "unmute_players"]
+    change_list_template = "moderation/admin/player_change_list.html"
 
     # -- the measures, from the list ---------------------------------------------------------
     @admin.action(description=_("Expulsar a los jugadores elegidos…"), permissions=["change"])
@@ -155,6 +159,11 @@ class ModeratedUserAdmin(UserAdmin):
         info = self.opts.app_label, self.opts.model_name
         return [
             path(
+                "sospechosos/",
+                self.admin_site.admin_view(self.clusters_view),
+                name=f"{info[0]}_{info[1]}_clusters",
+            ),
+            path(
                 "<path:object_id>/moderar/<str:slug>/",
                 self.admin_site.admin_view(self.measure_view),
                 name=f"{info[0]}_{info[1]}_measure",
@@ -173,6 +182,25 @@ class ModeratedUserAdmin(UserAdmin):
         change_url = reverse("admin:accounts_user_change", args=[user.pk])
         response = self._measure(request, [user], USER_MEASURES[slug][0], back_url=change_url)
         return response if response is not None else HttpResponseRedirect(change_url)
+
+    # -- suspicious account clusters ---------------------------------------------------------
+    def clusters_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Grupos de cuentas sospechosos"),
+            "opts": self.opts,
+            "clusters": clusters.suspicious_clusters(),
+            "window_days": clusters.WINDOW_DAYS,
+            "young_days": clusters.YOUNG_DAYS,
+            "min_games": clusters.MIN_GAMES,
+            "lopsided_percent": round(clusters.LOPSIDED * 100),
+            "closed": clusters.CLOSED,
+            "tables_url": reverse("admin:games_table_changelist"),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "moderation/admin/clusters.html", context)
 
     @admin.display(description=_("Medidas"))
     def moderation_tools(self, obj: User) -> str:

@@ -1,30 +1,57 @@
 """The table admin with the moderators' measures: cancel games in progress (from the list or a
-table's page) and recompute the ladders, each in the audit log.
+table's page), let a superuser see a live game's cards, and recompute the ladders, each in the
+audit log.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games import services
 from games.admin import TableAdmin
 from games.models import Table
+from games.templatetags.cards import card_name
 
 from .. import actions as moderation
-from .measures import OptionalReasonForm, RequiredReasonForm, measure_page
+from ..models import ModerationAction
+from .measures import OptionalReasonForm, PrivateReasonForm, RequiredReasonForm, measure_page
 
 
 class ModeratedTableAdmin(TableAdmin):
-    """The games app's read-only table admin plus cancelling games and recomputing ladders."""
+    """The games app's read-only table admin plus cancelling games, seeing a live game's cards
+    (superusers) and recomputing ladders."""
 
     actions = ["cancel_games", "recompute_ratings"]
+    change_form_template = "moderation/admin/table_change_form.html"
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        table = self.get_object(request, object_id)
+        reveal = (
+            reverse("admin:games_table_reveal", args=[table.pk])
+            if table is not None
+            and table.status == Table.Status.PLAYING
+            and request.user.is_superuser
+            else None
+        )
+        return super().change_view(
+            request, object_id, form_url, {"reveal_url": reveal, **(extra_context or {})}
+        )
 
     def measure_links(self, obj: Table) -> list[tuple[str, str]]:
         links = super().measure_links(obj)
@@ -86,6 +113,11 @@ class ModeratedTableAdmin(TableAdmin):
                 self.admin_site.admin_view(self.cancel_view),
                 name="games_table_cancel",
             ),
+            path(
+                "<path:object_id>/ver-cartas/",
+                self.admin_site.admin_view(self.reveal_view),
+                name="games_table_reveal",
+            ),
             *super().get_urls(),
         ]
 
@@ -98,6 +130,60 @@ class ModeratedTableAdmin(TableAdmin):
         change_url = reverse("admin:games_table_change", args=[table.pk])
         response = self._cancel(request, [table], back_url=change_url)
         return response if response is not None else HttpResponseRedirect(change_url)
+
+    # -- a live game's cards (superusers, logged) ----------------------------------------------
+    def reveal_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        table = self.get_object(request, object_id)
+        if table is None:
+            raise Http404
+        if not request.user.is_superuser:
+            raise PermissionDenied
+        change_url = reverse("admin:games_table_change", args=[table.pk])
+        moderator = request.user
+        response = measure_page(
+            self,
+            request,
+            [table],
+            form_class=PrivateReasonForm,
+            title=_("Ver las cartas de una partida en juego"),
+            intro=_(
+                "Las cartas y el mazo de una partida en juego no se muestran a nadie del equipo "
+                "hasta que termina. Verlas ahora queda en el registro de moderación con tu "
+                "nombre y el motivo."
+            ),
+            submit=_("Ver las cartas"),
+            apply=lambda obj, data: moderation.reveal_hands(moderator, obj, data["reason"]),
+            done=lambda _n: "",
+            back_url=change_url,
+            result_page=lambda entries: self._revealed(request, table, entries[0]),
+        )
+        return response if response is not None else HttpResponseRedirect(change_url)
+
+    def _revealed(self, request: HttpRequest, table: Table, entry: ModerationAction) -> Any:
+        game = services.game_of(table)
+        names = {
+            row["seat"]: row["display_name"] or row["username"] for row in services.seat_rows(table)
+        }
+        seats = [
+            {
+                "seat": seat,
+                "name": names.get(seat, ""),
+                "cards": [(code, card_name(code)) for code in game.hand_codes(seat)],
+            }
+            for seat in range(4)
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Cartas de la partida #%(id)s") % {"id": table.pk},
+            "opts": self.opts,
+            "table": table,
+            "seats": seats,
+            "record": json.dumps(table.record, indent=2, ensure_ascii=False),
+            "entry": entry,
+            "change_url": reverse("admin:games_table_change", args=[table.pk]),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "moderation/admin/revealed.html", context)
 
     # -- the ladders -------------------------------------------------------------------------
     @admin.action(

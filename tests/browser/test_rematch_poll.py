@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from games import services
+from tests.factories import finished_game, make_players, session_key
 
-from .support import PHONE, logged_in_page, make_players, session_key_for
+from .support import PHONE, logged_in_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 POLL_MS = 4000
 # The page sees itself in the background until the test says otherwise.
@@ -24,12 +25,10 @@ Object.defineProperty(Document.prototype, "hidden", { get: () => window.testHidd
 def test_the_rematch_box_asks_only_in_view_and_stops_once_the_rematch_has_started(
     live_site: str, browser: Any, orm: Any
 ) -> None:
-    from tests.rankings.conftest import finished_game
-
     def setup() -> tuple[int, list[Any], str]:
         players = make_players(["wanda", "xavi", "yago", "zoe"])
         table = finished_game(players)
-        return table.pk, players, session_key_for(players[1])
+        return table.pk, players, session_key(players[1])
 
     old, players, key = orm(setup)
     page = logged_in_page(browser, live_site, key, PHONE)

@@ -65,16 +65,21 @@ def test_a_tables_page_shows_the_pretty_record_and_the_chat_read_only(
 ) -> None:
     table = started_table(four_players)
     ChatMessage.objects.create(table=table, user=four_players[1], seat=1, text="¡Envido!")
-    response = admin_client.get(reverse("admin:games_table_change", args=[table.pk]))
+    url = reverse("admin:games_table_change", args=[table.pk])
+    response = admin_client.get(url)
     assert response.status_code == 200
     page = response.content.decode()
-    assert '<pre class="game-record">' in page
-    assert "&quot;format&quot;: &quot;mus-record/1&quot;" in page
-    assert '<pre class="game-record">{\n  &quot;' in page  # indented, one key a line
     assert "¡Envido!" in page
     assert 'name="_save"' not in page  # nothing to save: tables change through the services
     assert 'name="chat-0-text"' not in page  # chat lines are shown, not edited
     assert reverse("admin:games_table_cancel", args=[table.pk]) in page
+    # The record of a game in progress holds everybody's cards: shown once it is over.
+    assert '<pre class="game-record">' not in page
+    services.cancel_game(table.pk, Table.CancelReason.MODERATOR)
+    page = admin_client.get(url).content.decode()
+    assert '<pre class="game-record">' in page
+    assert "&quot;format&quot;: &quot;mus-record/1&quot;" in page
+    assert '<pre class="game-record">{\n  &quot;' in page  # indented, one key a line
 
 
 def test_a_finished_tables_page_links_to_its_rematch(

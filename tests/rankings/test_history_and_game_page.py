@@ -14,7 +14,7 @@ from accounts.models import User
 from games import engine
 from games.models import Table
 from rankings import queries
-from tests.factories import finished_game, login, play_out, started_table
+from tests.factories import establish, finished_game, login, play_out, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,7 @@ def test_a_players_history_lists_their_ended_games_latest_first(
     client: Client, players: Callable[[int], list[User]]
 ) -> None:
     four = players(4)
+    establish(four)
     won = finished_game(four, winner=0, rate=True)
     lost = finished_game(four, winner=1, rate=True)
     cancelled = finished_game(four, status=Table.Status.CANCELLED)
@@ -40,7 +41,7 @@ def test_a_players_history_lists_their_ended_games_latest_first(
     page = response.content.decode()
     assert "Ganada" in page and "Perdida" in page and "Cancelada" in page
     assert reverse("game_detail", args=[won.pk]) in page
-    assert "+20" in page  # the rating change of the first (equal) game
+    assert "+10" in page  # the rating change of the first (equal) game
 
 
 def test_history_filters_by_mode_and_result(
@@ -108,6 +109,7 @@ def test_the_game_page_shows_pairs_score_rating_changes_and_how_it_ended(
     client: Client, players: Callable[[int], list[User]]
 ) -> None:
     four = players(4)
+    establish(four)
     table = finished_game(four, winner=1, rate=True)
     response = client.get(reverse("game_detail", args=[table.pk]))
     assert response.status_code == 200
@@ -115,7 +117,8 @@ def test_the_game_page_shows_pairs_score_rating_changes_and_how_it_ended(
     for user in four:
         assert user.public_name in page
     assert f"{table.scores[0]}" in page and f"{table.scores[1]}" in page
-    assert "1500 → 1520 (+20)" in page and "1500 → 1480 (−20)" in page
+    assert "1500 → 1510 (+10)" in page and "1500 → 1490 (−10)" in page
+    assert "cuenta un" not in page  # established rivals: the result counted in full
     assert "Gana la pareja B" in page
     assert reverse("game_record", args=[table.pk]) in page
 
@@ -268,3 +271,18 @@ def test_a_record_that_does_not_replay_leaves_the_rest_of_the_game_page(
         assert response.status_code == 200
         assert response.context["replay_error"]
         assert "No se ha podido reproducir" in response.content.decode()
+
+
+def test_the_game_page_says_how_much_a_game_against_new_players_counted(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    veterans, newcomers = players(2), players(2)
+    establish(veterans)
+    # A veteran and a newcomer in each pair.
+    table = finished_game([veterans[0], veterans[1], newcomers[0], newcomers[1]], rate=True)
+    page = client.get(reverse("game_detail", args=[table.pk])).content.decode()
+    # The veterans' partners are brand new: the game did not count for them.
+    assert page.count("1500 → 1500 (±0)") == 2 and page.count("cuenta un 0 %") == 2
+    # The newcomers' partners are known, their rivals half: it counted half.
+    assert "1500 → 1510 (+10)" in page and page.count("cuenta un 50 %") == 2
+    assert 'id="damped-note"' in page and "provisional" in page

@@ -54,7 +54,8 @@ def test_the_profile_adds_up_games_wins_ordagos_best_rating_and_partner(
     assert four["games"] == 4 and four["wins"] == 2 and four["rating"] == round(stored.rating)
     assert four["best_rating"] == round(stored.best_rating) > 1500
     assert four["chart"]["count"] == 4 and not four["chart"]["empty"]
-    assert eight["games"] == 1 and eight["rating"] == 1480
+    # Four newcomers' first game in a mode: a result against unrated rivals moves nothing.
+    assert eight["games"] == 1 and eight["rating"] == 1500
     assert [row.result for row in context["rankings_recent"]][:2] == ["perdida", "cancelada"]
 
 

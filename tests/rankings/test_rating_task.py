@@ -15,7 +15,7 @@ from rankings import elo
 from rankings.models import PlayerRating, RatedGame, RatingChange
 from rankings.services import bucket_differences
 from rankings.tasks import rate_game
-from tests.factories import finished_game, play_out, seat_all, started_table
+from tests.factories import establish, finished_game, play_out, seat_all, started_table
 from tests.live import celery_worker, wait_until
 
 
@@ -26,24 +26,42 @@ def ladder(mode: str = "4-reyes") -> dict[int, tuple[float, int, int]]:
 @pytest.mark.django_db
 def test_a_finished_game_moves_the_four_ratings(players: Callable[[int], list[User]]) -> None:
     four = players(4)
+    establish(four)
     table = finished_game(four, winner=1)
     assert rate_game(table.pk) is True
     assert ladder() == {
-        four[0].pk: (1480, 1, 0),
-        four[1].pk: (1520, 1, 1),
-        four[2].pk: (1480, 1, 0),
-        four[3].pk: (1520, 1, 1),
+        four[0].pk: (1490, 31, 0),
+        four[1].pk: (1510, 31, 1),
+        four[2].pk: (1490, 31, 0),
+        four[3].pk: (1510, 31, 1),
     }
     changes = {c.user_id: c for c in RatingChange.objects.filter(table=table)}
-    assert [(changes[p.pk].before, changes[p.pk].after, changes[p.pk].k) for p in four] == [
-        (1500, 1480, 40),
-        (1500, 1520, 40),
-        (1500, 1480, 40),
-        (1500, 1520, 40),
+    assert [
+        (changes[p.pk].before, changes[p.pk].after, changes[p.pk].k, changes[p.pk].weight)
+        for p in four
+    ] == [
+        (1500, 1490, 20, 1.0),
+        (1500, 1510, 20, 1.0),
+        (1500, 1490, 20, 1.0),
+        (1500, 1510, 20, 1.0),
     ]
     assert changes[four[1].pk].won and not changes[four[0].pk].won
     assert changes[four[0].pk].played_at == table.finished_at
     assert RatedGame.objects.get(table=table).winner_team == 1
+
+
+@pytest.mark.django_db
+def test_a_game_among_four_new_accounts_counts_as_played_but_moves_nobody(
+    players: Callable[[int], list[User]],
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=0)
+    assert rate_game(table.pk) is True
+    assert ladder() == {p.pk: (1500, 1, int(i % 2 == 0)) for i, p in enumerate(four)}
+    assert {(c.k, c.weight) for c in RatingChange.objects.filter(table=table)} == {(40, 0.0)}
+    # Their next game counts a little: each rival has one rated game of 30.
+    rate_game(finished_game(four, winner=0).pk)
+    assert ladder()[four[0].pk][0] == pytest.approx(1500 + 40 * 0.5 / 30)
 
 
 @pytest.mark.django_db
@@ -87,12 +105,14 @@ def test_provisional_players_move_twice_as_much_as_established_ones(
     players: Callable[[int], list[User]],
 ) -> None:
     four = players(4)
+    establish([four[1], four[3]], games=100)  # rivals the ladder trusts: the result counts
     PlayerRating.objects.create(user=four[0], mode="4-reyes", games=30)
     PlayerRating.objects.create(user=four[2], mode="4-reyes", games=29)
     table = finished_game(four, winner=0)
     rate_game(table.pk)
     rows = ladder()
-    assert rows[four[0].pk] == (1510, 31, 1)
+    # K 20 against K 40; four[0]'s gain also weighs their partner's 29 games of 30.
+    assert rows[four[0].pk] == (pytest.approx(1500 + 10 * 29 / 30), 31, 1)
     assert rows[four[2].pk] == (1520, 30, 1)
     assert not PlayerRating.objects.get(user=four[0]).provisional
     assert not PlayerRating.objects.get(user=four[2]).provisional  # 30 games now
@@ -101,15 +121,18 @@ def test_provisional_players_move_twice_as_much_as_established_ones(
 @pytest.mark.django_db
 def test_the_ladders_of_the_two_modes_are_separate(players: Callable[[int], list[User]]) -> None:
     four = players(4)
+    establish(four, "4-reyes")
+    establish(four, "8-reyes", games=100)
     finished_game(four, mode="4-reyes", winner=0, rate=True)
     finished_game(four, mode="8-reyes", winner=1, rate=True)
-    assert ladder("4-reyes")[four[0].pk] == (1520, 1, 1)
-    assert ladder("8-reyes")[four[0].pk] == (1480, 1, 0)
+    assert ladder("4-reyes")[four[0].pk] == (1510, 31, 1)
+    assert ladder("8-reyes")[four[0].pk] == (1490, 101, 0)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_runs_of_the_task_rate_a_game_once(players: Callable[[int], list[User]]) -> None:
     four = players(4)
+    establish(four)
     table = finished_game(four, winner=0)
     barrier = threading.Barrier(8)
     results: list[bool] = []
@@ -132,7 +155,7 @@ def test_concurrent_runs_of_the_task_rate_a_game_once(players: Callable[[int], l
     assert not errors
     assert sorted(results) == [False] * 7 + [True]
     assert RatingChange.objects.filter(table=table).count() == 4
-    assert ladder()[four[0].pk] == (1520, 1, 1)
+    assert ladder()[four[0].pk] == (1510, 31, 1)
 
 
 @pytest.mark.django_db(transaction=True)
