@@ -7,7 +7,8 @@ log = logging.getLogger(__name__)
 
 
 def enqueue_rating(sender: object, table_id: int, **kwargs: object) -> None:
-    """games.signals.game_finished → the rating task (the game has already been committed)."""
+    """games.signals.game_finished / game_abandoned → the rating task (the game has already been
+    committed)."""
     from .tasks import rate_game
 
     try:
@@ -40,12 +41,13 @@ class RankingsConfig(AppConfig):
         from accounts.models import User
         from accounts.profile import register_profile_context
         from games.hooks import provide_ratings
-        from games.signals import game_finished
+        from games.signals import game_abandoned, game_finished
 
         from .profile import profile_provider
         from .queries import rating_labels
 
         game_finished.connect(enqueue_rating, dispatch_uid="rankings.enqueue_rating")
+        game_abandoned.connect(enqueue_rating, dispatch_uid="rankings.enqueue_abandonment")
         provide_ratings(rating_labels)
         register_profile_context(profile_provider)
         post_save.connect(user_saved, sender=User, dispatch_uid="rankings.user_saved")

@@ -102,6 +102,17 @@ def changes(standings: list[Standing] | tuple[Standing, ...], winner_team: int) 
     return out
 
 
+def abandonment_change(standings: list[Standing] | tuple[Standing, ...], seat: int) -> Change:
+    """RULES.md §8.4: the player who abandoned ``seat`` is charged as if their pair had lost the
+    game to the rival pair, with their own K and no weight: whoever they left, leaving costs in
+    full (a weight would make leaving a table of new accounts free). Nobody else moves."""
+    own = pair_rating(standings[seat].rating, standings[(seat + 2) % 4].rating)
+    rivals = pair_rating(standings[(seat + 1) % 4].rating, standings[(seat + 3) % 4].rating)
+    standing = standings[seat]
+    k = k_factor(standing.games)
+    return Change(standing.rating, standing.rating - k * expected_score(own, rivals), k, 1.0)
+
+
 def rate(standings: list[Standing] | tuple[Standing, ...], winner_team: int) -> list[float]:
     """New ratings of the four seats (see `changes`)."""
     return [change.after for change in changes(standings, winner_team)]

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 
 from accounts.models import User
-from games.models import Seat, Table
+from games.models import Abandonment, Seat, Table
 
 from . import elo
 from .models import FOREVER, PlayerRating, RatedGame, RatingChange
@@ -28,19 +29,39 @@ log = logging.getLogger(__name__)
 
 
 def is_ratable(table: Table) -> bool:
-    return (
-        table.status == Table.Status.FINISHED
-        and table.rated
-        and not table.practice
-        and table.winner_team in (0, 1)
-    )
+    """A rated game that was played to the end, or that a player abandoned (RULES.md §8.4)."""
+    return table.rated and not table.practice and _outcome(table) is not None
+
+
+def _outcome(table: Table) -> tuple[int, int | None] | None:
+    """(winner team, abandoned seat or None) of a game that goes on the ladder, else None."""
+    if table.status == Table.Status.FINISHED and table.winner_team in (0, 1):
+        return table.winner_team, None
+    if (
+        table.status == Table.Status.CANCELLED
+        and table.cancel_reason == Table.CancelReason.ABANDONED
+        and table.abandoned_seat is not None
+        and Abandonment.objects.filter(table_id=table.pk).exists()
+    ):
+        return 1 - table.abandoned_seat % 2, table.abandoned_seat
+    return None
+
+
+def game_changes(
+    standings: list[elo.Standing], winner_team: int, abandoned_seat: int | None
+) -> dict[int, elo.Change]:
+    """The seats a game moves and how: all four, or only the player who abandoned it."""
+    if abandoned_seat is None:
+        return dict(enumerate(elo.changes(standings, winner_team)))
+    return {abandoned_seat: elo.abandonment_change(standings, abandoned_seat)}
 
 
 def rate_table(table_id: int) -> bool:
-    """Apply one finished game to its ladder. True if this call applied it, False otherwise."""
+    """Apply one finished (or abandoned) game to its ladder. True if this call applied it."""
     table = Table.objects.filter(pk=table_id).first()
     if table is None or not is_ratable(table):
         return False
+    winner_team, abandoned_seat = _outcome(table)  # type: ignore[misc]
     if RatedGame.objects.filter(table_id=table_id).exists():
         return False
     seated = Seat.objects.filter(table_id=table_id).values_list(
@@ -69,7 +90,10 @@ def rate_table(table_id: int) -> bool:
         try:
             with transaction.atomic():
                 RatedGame.objects.create(
-                    table_id=table_id, mode=table.mode, winner_team=table.winner_team
+                    table_id=table_id,
+                    mode=table.mode,
+                    winner_team=winner_team,
+                    abandoned_seat=abandoned_seat,
                 )
         except IntegrityError:
             transaction.set_rollback(True)
@@ -77,12 +101,12 @@ def rate_table(table_id: int) -> bool:
         played_at = table.finished_at or table.created_at
         buckets = BucketMoves(table.mode)
         standings = [elo.Standing(rows[u].rating, rows[u].games) for u in seat_users]
-        moves = elo.changes(standings, table.winner_team)
+        moves = game_changes(standings, winner_team, abandoned_seat)
         changes = []
-        for seat, user_id in enumerate(seat_users):
+        for seat, move in moves.items():
+            user_id = seat_users[seat]
             row = rows[user_id]
-            move = moves[seat]
-            won = seat % 2 == table.winner_team
+            won = seat % 2 == winner_team
             changes.append(
                 RatingChange(
                     user_id=user_id,
@@ -109,7 +133,7 @@ def rate_table(table_id: int) -> bool:
         RatingChange.objects.bulk_create(changes)
         buckets.save()
         PlayerRating.objects.bulk_update(
-            list(rows.values()),
+            [rows[seat_users[seat]] for seat in moves],
             [
                 "rating",
                 "games",
@@ -195,15 +219,12 @@ def sync_players() -> None:
 
 
 def pending_table_ids(limit: int | None = None) -> list[int]:
-    """Finished rated games that have not been applied yet (a lost task, a broker outage)."""
+    """Rated games finished or abandoned that have not been applied yet (a lost task, a broker
+    outage)."""
+    finished = Q(status=Table.Status.FINISHED, winner_team__isnull=False)
+    abandoned = Q(status=Table.Status.CANCELLED, abandonment__isnull=False)
     qs = (
-        Table.objects.filter(
-            status=Table.Status.FINISHED,
-            rated=True,
-            practice=False,
-            winner_team__isnull=False,
-            rating__isnull=True,
-        )
+        Table.objects.filter(finished | abandoned, rated=True, practice=False, rating__isnull=True)
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)
     )
@@ -219,32 +240,44 @@ class Ladder:
 
     ratings: dict[tuple[int, str], dict[str, object]]
     changes: list[tuple[int, int, str, int, float, float, int, float, bool, datetime]]
-    games: list[tuple[int, str, int]]  # (table_id, mode, winner_team) in application order
+    # (table_id, mode, winner_team, abandoned seat or None) in application order
+    games: list[tuple[int, str, int, int | None]]
 
 
-def _games_in_order() -> Iterator[tuple[int, str, int, datetime, list[int]]]:
-    """Rated games in the order they were applied, then games never applied (by finish time)."""
+#: A game on the ladder: table, mode, winner team, when, the four players by seat, and the seat
+#: abandoned (RULES.md §8.4) or None.
+LadderGame = tuple[int, str, int, datetime, list[int], int | None]
+
+
+def _games_in_order() -> Iterator[LadderGame]:
+    """Rated games in the order they were applied, then games never applied (by finish time):
+    those played to the end, and those a player abandoned (which move only that player)."""
     sql = """
-        SELECT t.id, t.mode, t.winner_team, COALESCE(t.finished_at, t.created_at),
-               array_agg(s.user_id ORDER BY s.seat)
+        SELECT t.id, t.mode,
+               CASE WHEN a.id IS NULL THEN t.winner_team ELSE 1 - a.seat %% 2 END,
+               COALESCE(t.finished_at, t.created_at),
+               array_agg(s.user_id ORDER BY s.seat), a.seat
           FROM games_table t
           JOIN games_seat s ON s.table_id = t.id
+          LEFT JOIN games_abandonment a ON a.table_id = t.id
           LEFT JOIN rankings_ratedgame rg ON rg.table_id = t.id
-         WHERE t.status = %s AND t.rated AND NOT t.practice AND t.winner_team IS NOT NULL
-         GROUP BY t.id, rg.id
+         WHERE t.rated AND NOT t.practice
+           AND ((t.status = %s AND t.winner_team IS NOT NULL)
+                OR (t.status = %s AND a.id IS NOT NULL))
+         GROUP BY t.id, rg.id, a.id
         HAVING count(*) = 4 AND count(DISTINCT s.user_id) = 4
          ORDER BY rg.id IS NULL, rg.id, t.finished_at, t.id
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [Table.Status.FINISHED])
+        cursor.execute(sql, [Table.Status.FINISHED, Table.Status.CANCELLED])
         while rows := cursor.fetchmany(5000):
             yield from rows
 
 
-def compute_ladder(games: Iterable[tuple[int, str, int, datetime, list[int]]]) -> Ladder:
+def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
     ratings: dict[tuple[int, str], dict[str, object]] = {}
     changes: list[tuple[int, int, str, int, float, float, int, float, bool, datetime]] = []
-    order: list[tuple[int, str, int]] = []
+    order: list[tuple[int, str, int, int | None]] = []
 
     def standing(user_id: int, mode: str) -> dict[str, object]:
         key = (user_id, mode)
@@ -259,10 +292,11 @@ def compute_ladder(games: Iterable[tuple[int, str, int, datetime, list[int]]]) -
             }
         return row
 
-    for table_id, mode, winner, played_at, seat_users in games:
+    for table_id, mode, winner, played_at, seat_users, abandoned in games:
         rows = [standing(u, mode) for u in seat_users]
-        moves = elo.changes([elo.Standing(r["rating"], r["games"]) for r in rows], winner)
-        for seat, (user_id, row, move) in enumerate(zip(seat_users, rows, moves, strict=True)):
+        standings = [elo.Standing(r["rating"], r["games"]) for r in rows]
+        for seat, move in game_changes(standings, winner, abandoned).items():
+            user_id, row = seat_users[seat], rows[seat]
             won = seat % 2 == winner
             changes.append(
                 (
@@ -284,7 +318,7 @@ def compute_ladder(games: Iterable[tuple[int, str, int, datetime, list[int]]]) -
             row["best_rating"] = max(row["best_rating"], move.after)
             if row["last_played_at"] is None or played_at > row["last_played_at"]:
                 row["last_played_at"] = played_at
-        order.append((table_id, mode, winner))
+        order.append((table_id, mode, winner, abandoned))
     return Ladder(ratings, changes, order)
 
 
@@ -309,7 +343,10 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
             RatedGame.objects.all().delete()
             PlayerRating.objects.all().delete()
             RatedGame.objects.bulk_create(
-                [RatedGame(table_id=t, mode=m, winner_team=w) for t, m, w in ladder.games],
+                [
+                    RatedGame(table_id=t, mode=m, winner_team=w, abandoned_seat=a)
+                    for t, m, w, a in ladder.games
+                ],
                 batch_size=5000,
             )
             names = {
