@@ -10,6 +10,8 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.core.exceptions import ValidationError
 from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -17,6 +19,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from .forms import check_username, cleaned_display_name
 from .models import User
 
 
@@ -77,9 +80,39 @@ MODERATION_FIELDS = ("banned_at", "banned_until", "ban_reason", "muted", "muted_
 MODERATION_FIELDSET = (_("Moderación"), {"fields": MODERATION_FIELDS})
 
 
+class PlayerCreationForm(AdminUserCreationForm):
+    """Staff follow the players' name rules (`accounts.names`) too."""
+
+    def clean_username(self) -> str | None:
+        username = super().clean_username()
+        if username:
+            check_username(username)
+        return username
+
+
+class PlayerChangeForm(UserChangeForm):
+    """A renamed player follows the name rules; names kept from before them are not refused."""
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data.get("username") or ""
+        if username and username != self.instance.username:
+            if User.objects.filter(username__iexact=username).exclude(pk=self.instance.pk).exists():
+                raise ValidationError(
+                    _("Ya hay otro jugador con ese nombre de usuario."), code="unique"
+                )
+            check_username(username, user_id=self.instance.pk)
+        return username
+
+    def clean_display_name(self) -> str:
+        return cleaned_display_name(self.cleaned_data.get("display_name") or "", self.instance)
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     """Django's user admin plus the player's fields and their bans and silences."""
+
+    form = PlayerChangeForm
+    add_form = PlayerCreationForm
 
     list_display = (
         "username",

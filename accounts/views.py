@@ -3,6 +3,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
@@ -11,8 +12,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from .forms import LocalizedPasswordResetForm, LoginForm, SettingsForm, SignupForm
-from .models import User
+from .forms import (
+    LocalizedPasswordResetForm,
+    LoginForm,
+    SettingsForm,
+    SignupForm,
+    name_taken_error,
+)
+from .models import NameTaken, User
 from .profile import profile_context
 
 SIGNUP_BACKEND = "accounts.backends.ActiveAccountBackend"
@@ -51,10 +58,16 @@ def signup(request: HttpRequest) -> HttpResponse:
         current = translation.get_language()
         if current in dict(settings.LANGUAGES):
             user.language = current
-        user.save()
-        login(request, user, backend=SIGNUP_BACKEND)
-        messages.success(request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": user})
-        return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:
+            # Another sign-up took the name (or one that looks the same) since the form's check.
+            form.add_error("username", name_taken_error())
+        else:
+            login(request, user, backend=SIGNUP_BACKEND)
+            messages.success(request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": user})
+            return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
 
 
@@ -106,7 +119,11 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     player = User.objects.get(pk=request.user.pk)
     form = SettingsForm(request.POST or None, instance=player)
     if request.method == "POST" and form.is_valid():
-        player = form.save()
+        try:
+            player = form.save()
+        except NameTaken:
+            form.add_error("display_name", name_taken_error())
+            return render(request, "accounts/settings.html", {"form": form})
         translation.activate(player.language)
         request.LANGUAGE_CODE = player.language
         messages.success(request, _("Ajustes guardados."))
