@@ -51,19 +51,19 @@ def check_display_name(name: str, *, user_id: int | None) -> None:
         raise ValidationError(
             _("Otro jugador ya usa el nombre visible «%(name)s»."),
             code="display_name_taken",
-            params={"name": name},
+            params={"name": names.isolate(name)},
         )
     if others.filter(username__iexact=name).exists():
         raise ValidationError(
             _("«%(name)s» es el nombre de usuario de otro jugador."),
             code="display_name_is_username",
-            params={"name": name},
+            params={"name": names.isolate(name)},
         )
     if NameClaim.holder(name, besides=user_id) is not None:
         raise ValidationError(
             _("«%(name)s» se confunde con el nombre de otro jugador. Elige otro."),
             code="name_confusable",
-            params={"name": name},
+            params={"name": names.isolate(name)},
         )
 
 

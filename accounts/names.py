@@ -23,6 +23,8 @@ import unicodedata
 
 import icu
 from django.core.exceptions import ValidationError
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 #: Unicode general categories a name never contains.
@@ -83,3 +85,15 @@ def skeletons(value: str) -> frozenset[str]:
         return frozenset()
     checker = _checker()
     return frozenset({checker.getSkeleton(0, name), checker.getSkeleton(0, name.casefold())})
+
+
+def bdi(name: object) -> SafeString:
+    """A user-supplied name for HTML, isolated from the text around it: a right-to-left name (or
+    one kept from before these rules, with direction characters) cannot reorder its neighbours."""
+    return format_html("<bdi>{}</bdi>", name)
+
+
+def isolate(name: object) -> str:
+    """The same for plain text (a page title, a form's option): Unicode's first-strong isolate
+    and pop directional isolate around the name."""
+    return f"\u2068{name}\u2069"

@@ -12,6 +12,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from . import names
 from .forms import (
     LocalizedPasswordResetForm,
     LoginForm,
@@ -66,7 +67,9 @@ def signup(request: HttpRequest) -> HttpResponse:
             form.add_error("username", name_taken_error())
         else:
             login(request, user, backend=SIGNUP_BACKEND)
-            messages.success(request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": user})
+            messages.success(
+                request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": names.isolate(user)}
+            )
             return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
 

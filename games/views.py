@@ -18,6 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from accounts import names
+
 from . import hooks, services
 from .models import Abandonment, Mode, Seat, Table
 from .services import chat, fairplay, presence
@@ -287,7 +289,7 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     context = {
         "table": table,
         "new": new,
-        "names": [s.user.public_name for s in seats if s.user_id != request.user.pk],
+        "names": [names.bdi(s.user.public_name) for s in seats if s.user_id != request.user.pk],
         "count": len(seats),
         "mine": any(s.user_id == request.user.pk for s in seats),
     }
