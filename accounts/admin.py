@@ -10,7 +10,11 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
-from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.forms import (
+    AdminPasswordChangeForm,
+    AdminUserCreationForm,
+    UserChangeForm,
+)
 from django.core.exceptions import ValidationError
 from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest
@@ -21,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .forms import check_username, cleaned_display_name
 from .models import User
+from .sessions import password_changed
 
 
 class NoAddOrDeleteMixin:
@@ -107,12 +112,24 @@ class PlayerChangeForm(UserChangeForm):
         return cleaned_display_name(self.cleaned_data.get("display_name") or "", self.instance)
 
 
+class PlayerPasswordForm(AdminPasswordChangeForm):
+    """A password set by staff ends the player's sessions and closes their sockets, as their own
+    change or reset would."""
+
+    def save(self, commit: bool = True) -> Any:
+        user = super().save(commit)
+        if commit:
+            password_changed(user)
+        return user
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     """Django's user admin plus the player's fields and their bans and silences."""
 
     form = PlayerChangeForm
     add_form = PlayerCreationForm
+    change_password_form = PlayerPasswordForm
 
     list_display = (
         "username",

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -22,6 +24,8 @@ from .forms import (
 )
 from .models import NameTaken, User
 from .profile import profile_context
+from .sessions import password_changed
+from .sockets import recheck_sockets
 
 SIGNUP_BACKEND = "accounts.backends.ActiveAccountBackend"
 
@@ -81,12 +85,27 @@ class LoginView(auth_views.LoginView):
 
 
 class LogoutView(auth_views.LogoutView):
-    """POST only (Django refuses GET with 405)."""
+    """POST only (Django refuses GET with 405). The session ends, and so do its open sockets."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        user_id = request.user.pk if request.user.is_authenticated else None
+        response = super().post(request, *args, **kwargs)
+        if user_id is not None:
+            recheck_sockets(user_id)  # the session is gone now: its sockets close
+        return response
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
+    """The player's other sessions end (whoever else was signed in with the old password), and
+    their sockets close."""
+
     template_name = "accounts/password_change_form.html"
     success_url = reverse_lazy("accounts:password_change_done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        password_changed(form.user, keep=self.request.session.session_key)
+        return response
 
 
 class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
@@ -106,8 +125,16 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """A reset ends every session of the account and closes its sockets: whoever knew the old
+    password is out."""
+
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        password_changed(form.user)
+        return response
 
 
 class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
