@@ -22,7 +22,7 @@ from accounts import names
 
 from . import hooks, services
 from .models import Abandonment, Mode, Seat, Table
-from .services import chat, fairplay, presence
+from .services import chat, fairplay, kicks, presence
 from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
 
@@ -135,6 +135,7 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "suspension": suspension_message(suspended) if suspended else None,
         "table": table,
         "state": state,
+        "kicked": kicks.was_kicked(table, request.user),
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "is_host": request.user.is_authenticated and table.host_id == request.user.pk,
         # Said before the start: these four, seated like this, would not count for the ladder.
