@@ -83,6 +83,17 @@ def cleaned_display_name(raw: str, user: User) -> str:
     return name
 
 
+def signup_rate_error() -> ValidationError:
+    """Sign-up refused: too many accounts from the address this hour (`accounts.throttle`)."""
+    return ValidationError(
+        _(
+            "Se han creado demasiadas cuentas desde tu conexión en la última hora. "
+            "Vuelve a intentarlo más tarde."
+        ),
+        code="signup_rate",
+    )
+
+
 def name_taken_error() -> ValidationError:
     """What a form says when its save lost a race for a name (`NameTaken`)."""
     return ValidationError(

@@ -14,13 +14,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from . import names
+from . import names, throttle
 from .forms import (
     LocalizedPasswordResetForm,
     LoginForm,
     SettingsForm,
     SignupForm,
     name_taken_error,
+    signup_rate_error,
 )
 from .models import NameTaken, User
 from .profile import profile_context
@@ -58,6 +59,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        if not throttle.signup_allowed(request):
+            form.add_error(None, signup_rate_error())
+            context = {"form": form, "next": _safe_next(request)}
+            return render(request, "accounts/signup.html", context, status=429)
         user = form.save(commit=False)
         # A new account keeps the language the visitor was already browsing in.
         current = translation.get_language()
