@@ -13,8 +13,7 @@ from django.urls import reverse
 
 from accounts import names
 from accounts.models import NameClaim, NameTaken, User
-
-from .conftest import BACKEND, PASSWORD, make_user
+from tests.factories import BACKEND, PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-
-from .conftest import PASSWORD
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

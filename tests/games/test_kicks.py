@@ -9,8 +9,7 @@ import pytest
 from accounts.models import User
 from games import services
 from games.models import Kick, Table
-
-from .conftest import login
+from tests.factories import login
 
 pytestmark = pytest.mark.django_db
 

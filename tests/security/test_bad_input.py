@@ -73,6 +73,7 @@ def ws_url(site: str, path: str) -> str:
     return site.replace("http://", "ws://") + path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/ws/mesas/-1/", "/ws/otra-cosa/"])
 def test_a_websocket_path_that_is_no_table_is_refused_not_a_server_error(
     site: str, path: str
@@ -83,6 +84,7 @@ def test_a_websocket_path_that_is_no_table_is_refused_not_a_server_error(
     assert refused.value.response.status_code == 403
 
 
+@pytest.mark.slow
 def test_a_frame_over_the_size_limit_gets_a_close_frame_1009_not_a_reset(
     site: str, make_user: Callable[..., User]
 ) -> None:

@@ -25,8 +25,9 @@ from games import socket_codes
 from games.models import Table
 from moderation import actions
 from musweb.asgi import application
-
-from .conftest import communicator, receive, seat_all, session_cookie_for
+from tests.factories import seat_all
+from tests.factories import session_cookie as session_cookie_for
+from tests.sockets import communicator, receive
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

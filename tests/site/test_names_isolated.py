@@ -12,8 +12,7 @@ from django.test import Client
 from accounts.models import User
 from games import services
 from games.models import Table
-from tests.games.conftest import login, seat_all
-from tests.rankings.conftest import finished_game
+from tests.factories import finished_game, login, seat_all
 
 pytestmark = pytest.mark.django_db
 
