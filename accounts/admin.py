@@ -10,6 +10,12 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import (
+    AdminPasswordChangeForm,
+    AdminUserCreationForm,
+    UserChangeForm,
+)
+from django.core.exceptions import ValidationError
 from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -17,7 +23,9 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from .forms import check_username, cleaned_display_name
 from .models import User
+from .sessions import password_changed
 
 
 class NoAddOrDeleteMixin:
@@ -77,9 +85,51 @@ MODERATION_FIELDS = ("banned_at", "banned_until", "ban_reason", "muted", "muted_
 MODERATION_FIELDSET = (_("Moderación"), {"fields": MODERATION_FIELDS})
 
 
+class PlayerCreationForm(AdminUserCreationForm):
+    """Staff follow the players' name rules (`accounts.names`) too."""
+
+    def clean_username(self) -> str | None:
+        username = super().clean_username()
+        if username:
+            check_username(username)
+        return username
+
+
+class PlayerChangeForm(UserChangeForm):
+    """A renamed player follows the name rules; names kept from before them are not refused."""
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data.get("username") or ""
+        if username and username != self.instance.username:
+            if User.objects.filter(username__iexact=username).exclude(pk=self.instance.pk).exists():
+                raise ValidationError(
+                    _("Ya hay otro jugador con ese nombre de usuario."), code="unique"
+                )
+            check_username(username, user_id=self.instance.pk)
+        return username
+
+    def clean_display_name(self) -> str:
+        return cleaned_display_name(self.cleaned_data.get("display_name") or "", self.instance)
+
+
+class PlayerPasswordForm(AdminPasswordChangeForm):
+    """A password set by staff ends the player's sessions and closes their sockets, as their own
+    change or reset would."""
+
+    def save(self, commit: bool = True) -> Any:
+        user = super().save(commit)
+        if commit:
+            password_changed(user)
+        return user
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     """Django's user admin plus the player's fields and their bans and silences."""
+
+    form = PlayerChangeForm
+    add_form = PlayerCreationForm
+    change_password_form = PlayerPasswordForm
 
     list_display = (
         "username",

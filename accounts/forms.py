@@ -12,7 +12,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from .models import User
+from . import names
+from .models import NameClaim, User
 
 
 def ban_message(user: User) -> str:
@@ -30,9 +31,75 @@ def ban_message(user: User) -> str:
     return message
 
 
-def normalize_name(value: str) -> str:
-    """Trim a name and collapse runs of blanks, so "pepe  " and " pepe" are the same name."""
-    return " ".join(value.split())
+def check_username(username: str, *, user_id: int | None = None) -> None:
+    """The name rules of `accounts.names` for a (normalised) username of the account `user_id`
+    (None for a new one): its characters, and no other player's name looking like it."""
+    names.clean(username)
+    if User.objects.filter(display_name__iexact=username).exclude(pk=user_id).exists():
+        raise ValidationError(_("Otro jugador ya usa ese nombre. Elige otro."), code="name_taken")
+    if NameClaim.holder(username, besides=user_id) is not None:
+        raise ValidationError(
+            _("Ese nombre se confunde con el de otro jugador. Elige otro."), code="name_confusable"
+        )
+
+
+def check_display_name(name: str, *, user_id: int | None) -> None:
+    """The same for a (normalised, non-empty) display name: the player's own username may look
+    like it, nobody else's username or display name."""
+    others = User.objects.exclude(pk=user_id)
+    if others.filter(display_name__iexact=name).exists():
+        raise ValidationError(
+            _("Otro jugador ya usa el nombre visible «%(name)s»."),
+            code="display_name_taken",
+            params={"name": names.isolate(name)},
+        )
+    if others.filter(username__iexact=name).exists():
+        raise ValidationError(
+            _("«%(name)s» es el nombre de usuario de otro jugador."),
+            code="display_name_is_username",
+            params={"name": names.isolate(name)},
+        )
+    if NameClaim.holder(name, besides=user_id) is not None:
+        raise ValidationError(
+            _("«%(name)s» se confunde con el nombre de otro jugador. Elige otro."),
+            code="name_confusable",
+            params={"name": names.isolate(name)},
+        )
+
+
+def cleaned_display_name(raw: str, user: User) -> str:
+    """A display name typed for `user`, normalised and checked (only if it changed: a name kept
+    from before the checks is not refused again)."""
+    name = names.clean(raw)
+    limit = User._meta.get_field("display_name").max_length
+    if len(name) > limit:  # NFKC can lengthen a name («ﷺ» is 18 letters)
+        raise ValidationError(
+            _("El nombre visible no puede pasar de %(limit)d caracteres."),
+            code="max_length",
+            params={"limit": limit},
+        )
+    if name and name != user.display_name:
+        check_display_name(name, user_id=user.pk)
+    return name
+
+
+def signup_rate_error() -> ValidationError:
+    """Sign-up refused: too many accounts from the address this hour (`accounts.throttle`)."""
+    return ValidationError(
+        _(
+            "Se han creado demasiadas cuentas desde tu conexión en la última hora. "
+            "Vuelve a intentarlo más tarde."
+        ),
+        code="signup_rate",
+    )
+
+
+def name_taken_error() -> ValidationError:
+    """What a form says when its save lost a race for a name (`NameTaken`)."""
+    return ValidationError(
+        _("Otro jugador acaba de quedarse con ese nombre o con uno que se confunde con él."),
+        code="name_taken",
+    )
 
 
 class SignupForm(UserCreationForm):
@@ -54,8 +121,8 @@ class SignupForm(UserCreationForm):
         username = self.fields["username"]
         username.label = _("Nombre de usuario")
         username.help_text = _(
-            "Hasta 150 caracteres: letras, números y los signos @ . + - _ (sin espacios). "
-            "Con él entras en el sitio."
+            "Hasta 150 caracteres: letras, números y los signos @ . + - _ (sin espacios), con "
+            "al menos una letra o una cifra. Con él entras en el sitio."
         )
         username.widget.attrs["autocomplete"] = "username"
         self.fields["password1"].label = _("Contraseña")
@@ -64,10 +131,8 @@ class SignupForm(UserCreationForm):
 
     def clean_username(self) -> str | None:
         username = super().clean_username()
-        if username and User.objects.filter(display_name__iexact=username).exists():
-            raise ValidationError(
-                _("Otro jugador ya usa ese nombre. Elige otro."), code="name_taken"
-            )
+        if username:
+            check_username(username)
         return username
 
     def clean_email(self) -> str:
@@ -84,7 +149,7 @@ class LoginForm(AuthenticationForm):
 
     error_messages = {
         "invalid_login": _(
-            "Nombre de usuario o contraseña incorrectos. Ten en cuenta que se distinguen "
+            "Nombre de usuario o contraseña incorrectos. En la contraseña se distinguen "
             "mayúsculas y minúsculas."
         ),
         "inactive": _(
@@ -171,20 +236,4 @@ class SettingsForm(forms.ModelForm):
         }
 
     def clean_display_name(self) -> str:
-        name = normalize_name(self.cleaned_data.get("display_name") or "")
-        if not name:
-            return ""
-        others = User.objects.exclude(pk=self.instance.pk)
-        if others.filter(display_name__iexact=name).exists():
-            raise ValidationError(
-                _("Otro jugador ya usa el nombre visible «%(name)s»."),
-                code="display_name_taken",
-                params={"name": name},
-            )
-        if others.filter(username__iexact=name).exists():
-            raise ValidationError(
-                _("«%(name)s» es el nombre de usuario de otro jugador."),
-                code="display_name_is_username",
-                params={"name": name},
-            )
-        return name
+        return cleaned_display_name(self.cleaned_data.get("display_name") or "", self.instance)

@@ -1,10 +1,37 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
-from django.db import models
+from django.contrib.auth.models import UserManager as DjangoUserManager
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from . import names
+
+#: The fields a player is known by, whose confusable skeletons `NameClaim` holds.
+NAME_FIELDS = frozenset({"username", "display_name", "is_bot"})
+
+
+class NameTaken(IntegrityError):
+    """Another player holds a name that looks the same (a race the forms' checks lost)."""
+
+
+class UserManager(DjangoUserManager):
+    def get_by_natural_key(self, username: str | None) -> User:
+        """Log-in finds an account whatever the case, as sign-up refuses a name another player
+        has in any case: «alicia» logs in as «Alicia». An exact match wins (two accounts that
+        differ only in case can predate that rule); a case-insensitive one must be the only one.
+        """
+        try:
+            return self.get(username=username)
+        except self.model.DoesNotExist:
+            found = list(self.filter(username__iexact=username)[:2])
+            if len(found) == 1:
+                return found[0]
+            raise
 
 
 class User(AbstractUser):
@@ -21,12 +48,36 @@ class User(AbstractUser):
     muted_until = models.DateTimeField(_("silenciado hasta"), null=True, blank=True)
     muted = models.BooleanField(_("silenciado"), default=False)
 
+    objects = UserManager()
+
     class Meta:
         verbose_name = _("jugador")
         verbose_name_plural = _("jugadores")
 
     def __str__(self) -> str:
         return self.public_name
+
+    # The names as read from the database (`from_db`), which `NameClaim.claim` lets keep the
+    # claims they have: not a database field.
+    stored_names: tuple[str | None, str | None] = (None, None)
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any, **kwargs: Any) -> User:
+        user = super().from_db(db, field_names, values, **kwargs)
+        user.stored_names = (user.__dict__.get("username"), user.__dict__.get("display_name"))
+        return user
+
+    def save(self, **kwargs: Any) -> None:
+        """Save, and claim the skeletons of the player's names in the same transaction
+        (`NameClaim`): raises `NameTaken` if another player holds one of a new name's."""
+        fields = kwargs.get("update_fields")
+        if fields is not None and not NAME_FIELDS.intersection(fields):
+            super().save(**kwargs)
+            return
+        with transaction.atomic(using=kwargs.get("using")):
+            super().save(**kwargs)
+            NameClaim.claim(self)
+        self.stored_names = (self.username, self.display_name)
 
     @property
     def public_name(self) -> str:
@@ -43,3 +94,67 @@ class User(AbstractUser):
         if self.muted:
             return True
         return self.muted_until is not None and self.muted_until > timezone.now()
+
+
+class NameClaim(models.Model):
+    """One confusable skeleton (`accounts.names.skeletons`) of a player's username or display name.
+
+    The primary key is the rule: of two players racing to be «Alicia» and «Аlicia», one commits
+    and the other gets `NameTaken`. A player's own username and display name may look alike
+    (their common keys are stored once). Bots claim nothing: many share a display name.
+    """
+
+    skeleton = models.TextField(primary_key=True)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="name_claims")
+
+    class Meta:
+        verbose_name = _("nombre reservado")
+        verbose_name_plural = _("nombres reservados")
+
+    def __str__(self) -> str:
+        return self.skeleton
+
+    @staticmethod
+    def keys_of(user: User) -> frozenset[str]:
+        if user.is_bot:
+            return frozenset()
+        return names.skeletons(user.username) | names.skeletons(user.display_name)
+
+    @classmethod
+    def claim(cls, user: User) -> None:
+        """Make the user's claims those of their current names (inside a transaction).
+
+        A new name must be free. A name the player already had keeps what it could claim: two
+        players who looked alike before names were checked (see the migration that filled this
+        table) are not refused every later save of their accounts.
+        """
+        wanted = cls.keys_of(user)
+        held = set(cls.objects.filter(user=user).values_list("skeleton", flat=True))
+        cls.objects.filter(user=user, skeleton__in=held - wanted).delete()
+        kept: frozenset[str] = frozenset()
+        if not user.is_bot:
+            for name, stored in zip(
+                (user.username, user.display_name), user.stored_names, strict=True
+            ):
+                if stored is not None and name == stored:
+                    kept |= names.skeletons(name)
+        missing = wanted - held
+        cls.objects.bulk_create(
+            [cls(skeleton=key, user=user) for key in missing & kept], ignore_conflicts=True
+        )
+        try:
+            with transaction.atomic():
+                cls.objects.bulk_create([cls(skeleton=k, user=user) for k in missing - kept])
+        except IntegrityError:
+            raise NameTaken(user.username) from None
+
+    @classmethod
+    def holder(cls, name: str, *, besides: int | None = None) -> User | None:
+        """The other player (not `besides`) whose username or display name looks like `name`."""
+        claim = (
+            cls.objects.filter(skeleton__in=names.skeletons(name))
+            .exclude(user_id=besides)
+            .select_related("user")
+            .first()
+        )
+        return None if claim is None else claim.user

@@ -1,8 +1,11 @@
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
@@ -11,9 +14,19 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from .forms import LocalizedPasswordResetForm, LoginForm, SettingsForm, SignupForm
-from .models import User
+from . import names, throttle
+from .forms import (
+    LocalizedPasswordResetForm,
+    LoginForm,
+    SettingsForm,
+    SignupForm,
+    name_taken_error,
+    signup_rate_error,
+)
+from .models import NameTaken, User
 from .profile import profile_context
+from .sessions import password_changed
+from .sockets import recheck_sockets
 
 SIGNUP_BACKEND = "accounts.backends.ActiveAccountBackend"
 
@@ -46,15 +59,27 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        if not throttle.signup_allowed(request):
+            form.add_error(None, signup_rate_error())
+            context = {"form": form, "next": _safe_next(request)}
+            return render(request, "accounts/signup.html", context, status=429)
         user = form.save(commit=False)
         # A new account keeps the language the visitor was already browsing in.
         current = translation.get_language()
         if current in dict(settings.LANGUAGES):
             user.language = current
-        user.save()
-        login(request, user, backend=SIGNUP_BACKEND)
-        messages.success(request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": user})
-        return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:
+            # Another sign-up took the name (or one that looks the same) since the form's check.
+            form.add_error("username", name_taken_error())
+        else:
+            login(request, user, backend=SIGNUP_BACKEND)
+            messages.success(
+                request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": names.isolate(user)}
+            )
+            return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
 
 
@@ -65,12 +90,27 @@ class LoginView(auth_views.LoginView):
 
 
 class LogoutView(auth_views.LogoutView):
-    """POST only (Django refuses GET with 405)."""
+    """POST only (Django refuses GET with 405). The session ends, and so do its open sockets."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        user_id = request.user.pk if request.user.is_authenticated else None
+        response = super().post(request, *args, **kwargs)
+        if user_id is not None:
+            recheck_sockets(user_id)  # the session is gone now: its sockets close
+        return response
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
+    """The player's other sessions end (whoever else was signed in with the old password), and
+    their sockets close."""
+
     template_name = "accounts/password_change_form.html"
     success_url = reverse_lazy("accounts:password_change_done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        password_changed(form.user, keep=self.request.session.session_key)
+        return response
 
 
 class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
@@ -90,8 +130,16 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """A reset ends every session of the account and closes its sockets: whoever knew the old
+    password is out."""
+
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        password_changed(form.user)
+        return response
 
 
 class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
@@ -106,7 +154,11 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     player = User.objects.get(pk=request.user.pk)
     form = SettingsForm(request.POST or None, instance=player)
     if request.method == "POST" and form.is_valid():
-        player = form.save()
+        try:
+            player = form.save()
+        except NameTaken:
+            form.add_error("display_name", name_taken_error())
+            return render(request, "accounts/settings.html", {"form": form})
         translation.activate(player.language)
         request.LANGUAGE_CODE = player.language
         messages.success(request, _("Ajustes guardados."))

@@ -14,8 +14,10 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
+from accounts.sockets import user_group
+
 from .services import ServiceError, group_name, live, state_text
-from .socket_codes import CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED
+from .socket_codes import CLOSE_NOT_FOUND, CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED
 
 MAX_MESSAGE_BYTES = 4096
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
@@ -23,6 +25,8 @@ ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
 
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
+    #: The channel-layer groups this socket listens to: its table's and its player's.
+    listening: list[str]
     seat_key: str = "-"
     language: str = "es"
     joined: bool = False
@@ -42,16 +46,21 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.group = group_name(self.table_id)
+        user = self.scope.get("user")
         # Listen first: whatever changes while this socket is being welcomed reaches it after
-        # the welcome (group messages wait until `connect` returns), so nothing is missed.
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        # the welcome (group messages wait until `connect` returns), so nothing is missed; the
+        # player's own group too, so a log-out from now on closes it (`account_changed`).
+        self.listening = [group_name(self.table_id)]
+        if user is not None and user.is_authenticated:
+            self.listening.append(user_group(user.pk))
+        for group in self.listening:
+            await self.channel_layer.group_add(group, self.channel_name)
         try:
             welcome = await live.join(
-                self.table_id, self.scope.get("user"), self.scope.get("session"), self.channel_name
+                self.table_id, user, self.scope.get("session"), self.channel_name
             )
         except ServiceError as exc:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.leave_groups()
             await self.close(code=CLOSE_NOT_LOGGED_IN if exc.code == "login" else CLOSE_REFUSED)
             return
         self.joined = True
@@ -63,8 +72,12 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.leave_groups()
         await live.leave(self.channel_name)
+
+    async def leave_groups(self) -> None:
+        for group in self.listening:
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
@@ -138,7 +151,17 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(event["message"]))
 
-    async def user_banned(self, event: dict[str, Any]) -> None:
-        """`socket_codes.USER_BANNED`: a moderator banned a player (`moderation.actions.ban`)."""
-        if self.scope["user"].pk == event.get("user_id"):
-            await self.close(code=CLOSE_REFUSED)
+    async def account_changed(self, event: dict[str, Any]) -> None:
+        """`accounts.sockets.ACCOUNT_CHANGED`: a log-out, a password change or reset, a ban.
+        The socket closes if its session no longer signs it in."""
+        code = await live.recheck(self.scope["user"], self.scope.get("session"))
+        if code is not None:
+            await self.close(code=code)
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Any other WebSocket path (`/ws/mesas/-1/`): refused with `CLOSE_NOT_FOUND`, not a
+    routing error."""
+
+    async def connect(self) -> None:
+        await self.close(code=CLOSE_NOT_FOUND)

@@ -257,3 +257,23 @@ class ChatMessage(models.Model):
             "text": self.text,
             "at": self.created_at.isoformat().replace("+00:00", "Z"),
         }
+
+
+class Kick(models.Model):
+    """A player the host took off a table before its start: they may not sit there again
+    (`services.kicks`), whatever invitation their session holds, and their waiting room says so.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="kicks")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("jugador echado")
+        verbose_name_plural = _("jugadores echados")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user"], name="one_kick_per_player_and_table")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}: {self.user_id}"

@@ -1,15 +1,20 @@
-"""Close codes of the table WebSocket and the group message that closes a player's sockets.
+"""Close codes of the table WebSocket.
 
-One definition for the consumer, which closes sockets, and for whoever asks it to (moderation,
-on a ban). docs/protocol.md lists them for clients.
+One definition for the consumer, which closes sockets, and for the clients (docs/protocol.md
+lists them).
 """
 
-#: Refused: no logged-in session.
+from accounts import sockets
+
+#: Refused: no logged-in session; or closed: the session ended (a log-out, a password change or
+#: reset) since the socket opened.
 CLOSE_NOT_LOGGED_IN = 4401
 #: Refused: an unknown table, a private one without the invitation, or a banned player (whose
-#: open sockets are closed with it too).
+#: open sockets are closed with it too, at every table).
 CLOSE_REFUSED = 4403
+#: Refused: no WebSocket at that path (`/ws/mesas/-1/`, `/ws/otra-cosa/`).
+CLOSE_NOT_FOUND = 4404
 
-#: Sent to a table's group to close one player's sockets there with `CLOSE_REFUSED`;
-#: carries `user_id`. The consumer handles it as `user_banned`.
-USER_BANNED = "user.banned"
+#: The close for each reason a socket's session stopped signing it in
+#: (`accounts.sockets.session_verdict`).
+CLOSE_FOR_VERDICT = {sockets.SIGNED_OUT: CLOSE_NOT_LOGGED_IN, sockets.BANNED: CLOSE_REFUSED}

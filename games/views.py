@@ -18,9 +18,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from accounts import names
+
 from . import hooks, services
 from .models import Abandonment, Mode, Seat, Table
-from .services import chat, fairplay, presence
+from .services import chat, fairplay, kicks, presence
 from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
 
@@ -133,6 +135,7 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "suspension": suspension_message(suspended) if suspended else None,
         "table": table,
         "state": state,
+        "kicked": kicks.was_kicked(table, request.user),
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "is_host": request.user.is_authenticated and table.host_id == request.user.pk,
         # Said before the start: these four, seated like this, would not count for the ladder.
@@ -287,7 +290,7 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
     context = {
         "table": table,
         "new": new,
-        "names": [s.user.public_name for s in seats if s.user_id != request.user.pk],
+        "names": [names.bdi(s.user.public_name) for s in seats if s.user_id != request.user.pk],
         "count": len(seats),
         "mine": any(s.user_id == request.user.pk for s in seats),
     }

@@ -12,18 +12,15 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.contrib.auth import SESSION_KEY
-from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.sessions import end_sessions
+from accounts.sockets import recheck_sockets
 from games import services
 from games.models import Table
-from games.socket_codes import USER_BANNED
 from rankings.tasks import recompute_ratings_task
 
 from . import tasks
@@ -87,7 +84,7 @@ def ban(
 
     The player is logged out everywhere, cannot log in, leaves any table that has not started
     (closing it if they host it), their game in progress is cancelled (unrated, record kept) and
-    their open table sockets are closed.
+    every socket of theirs is closed, at whatever table.
     """
     reason = (reason or "").strip()
     if not reason:
@@ -114,10 +111,9 @@ def ban(
             sessions_ended=sessions,
             table_effect=effect,
         )
-        if table_id is not None:
-            # After the table's own broadcast (registered first by the service), so the other
-            # players' `cancelada` state goes out before the socket is closed.
-            transaction.on_commit(lambda: close_sockets(table_id, user.pk))
+        # After the table's own broadcast (registered first by the service), so the other
+        # players' `cancelada` state goes out before the socket is closed.
+        recheck_sockets(user.pk)
     return entry
 
 
@@ -138,21 +134,6 @@ def unban(
             reason=(reason or "").strip(),
             previous={k: v.isoformat() if v else None for k, v in was.items()},
         )
-
-
-def end_sessions(user: User) -> int:
-    """Delete every stored session signed in as `user`; return how many."""
-    wanted = str(user.pk)
-    ended = 0
-    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
-        try:
-            data = session.get_decoded()
-        except Exception:  # pragma: no cover - a corrupt session is simply not the user's
-            continue
-        if str(data.get(SESSION_KEY)) == wanted:
-            session.delete()
-            ended += 1
-    return ended
 
 
 def _leave_live_table(user: User) -> tuple[int | None, str]:
@@ -179,16 +160,6 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
             # The table changed under us (a seat taken, the game started): look again.
             log.info("ban of %s: table %s changed (%s), retrying", user.pk, table.pk, exc.code)
     raise ModerationError(_("La mesa del jugador no para de cambiar: inténtalo otra vez."))
-
-
-def close_sockets(table_id: int, user_id: int) -> None:
-    """Ask every socket of the table to close if it belongs to `user_id`."""
-    layer = get_channel_layer()
-    if layer is None:  # pragma: no cover - always configured
-        return
-    async_to_sync(layer.group_send)(
-        services.group_name(table_id), {"type": USER_BANNED, "user_id": user_id}
-    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from accounts import names
 from accounts.models import User
 from games.models import Table
 
@@ -58,7 +59,7 @@ class ReportForm(forms.Form):
         self.reporter = reporter
         self.players = [s.user for s in table.seats.select_related("user").order_by("seat")]
         candidates = [
-            (u.username, u.public_name)
+            (u.username, names.bdi(u.public_name))
             for u in self.players
             if u.pk != reporter.pk and not u.is_bot
         ]

@@ -45,6 +45,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # Before anything reads the path or the query (in the visitor's language, for its 400 page).
+    "musweb.middleware.RejectNulMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -203,12 +205,18 @@ MAILERS = {
 }
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Barajamos <no-responder@barajamos.local>")
 
-# Login throttling against password guessing.
+# Login throttling against password guessing (accounts/throttle.py): a username from an address,
+# and an address across usernames (password spraying).
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_IP_FAILURE_LIMIT = env_int("AXES_IP_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/lockout.html"
+AXES_HANDLER = "accounts.throttle.AxesHandler"
+AXES_USERNAME_CALLABLE = "accounts.throttle.attempted_username"
+# Accounts created from one address in an hour.
+SIGNUP_PER_IP_PER_HOUR = env_int("SIGNUP_PER_IP_PER_HOUR", 10, minimum=1)
 
 # Only the site's own scripts and styles; HTMX is configured not to inject inline styles.
 SECURE_CSP = {

@@ -28,7 +28,8 @@ pids+=($!)
 # restart every browser reconnects at once, and dropping the ones still queued only makes them
 # come back again (docs/performance.md, «Connection storms»).
 for ((i = 0; i < ${DAPHNE_PROCESSES:-1}; i++)); do
-  .venv/bin/daphne -b 0.0.0.0 -p "$((PORT + i))" --websocket_connect_timeout 30 \
+  # musweb.server is daphne that closes an oversized frame with 1009 instead of a TCP reset.
+  .venv/bin/python -m musweb.server -b 0.0.0.0 -p "$((PORT + i))" --websocket_connect_timeout 30 \
     musweb.asgi:application &
   pids+=($!)
   [ "$i" -gt 0 ] && echo "  another daphne process: http://127.0.0.1:$((PORT + i))/"

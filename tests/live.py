@@ -121,7 +121,7 @@ def daphne_server(
             [
                 sys.executable,
                 "-m",
-                "daphne",
+                "musweb.server",  # daphne as scripts/run.sh starts it
                 "-b",
                 "127.0.0.1",
                 "-p",

@@ -243,7 +243,7 @@ def server_processes() -> dict[str, list[int]]:
             continue
         if "loadtest" in cmd:
             continue
-        if "daphne" in cmd:
+        if "daphne" in cmd or "musweb.server" in cmd:  # (the site runs daphne as musweb.server)
             groups["daphne"].append(int(pid))
         elif "celery" in cmd:
             groups["celery"].append(int(pid))

@@ -2,7 +2,8 @@
 apps call these functions and nothing below them.
 
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
-  rematch); `bots`: bot seats, practice and bot turns.
+  rematch); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
+  seats, practice and bot turns.
 - `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
   cancelling a game.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.

@@ -18,6 +18,9 @@ from typing import Any
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 
+from accounts import sockets
+
+from ..socket_codes import CLOSE_FOR_VERDICT
 from . import adb, chat, connections, play, presence
 from .access import Session
 from .errors import ServiceError
@@ -94,6 +97,14 @@ async def heartbeat(user: Any) -> None:
     """The socket's periodic ping: its player is still online."""
     if user.is_authenticated:
         await in_worker(presence.touch, user.pk)
+
+
+async def recheck(user: Any, session: Session | None) -> int | None:
+    """The player's account changed (`accounts.sockets.recheck_sockets`): None if the socket's
+    session still signs it in, else the code to close it with."""
+    key = None if session is None else session.session_key
+    verdict = await in_worker(sockets.session_verdict, key, user.pk)
+    return None if verdict is None else CLOSE_FOR_VERDICT[verdict]
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import Mode, Seat, Table
-from . import abandonment, connections, fairplay, play
+from . import abandonment, connections, fairplay, kicks, play
 from .access import can_view
 from .errors import ServiceError, not_seated
 from .state import after_commit
@@ -85,6 +85,7 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
         table = lock_table(table_id)
         if not can_view(table, user, token):
             raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
+        kicks.refuse_if_kicked(table, user)
         if table.status != Table.Status.OPEN:
             raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
         _check_reserved(table, user, seat)
@@ -171,6 +172,7 @@ def kick(host: User, table_id: int, seat: int) -> Table:
         if target.user_id == host.pk:
             raise ServiceError("kick_self", _("No puedes echarte a ti mismo: levántate."))
         target.delete()
+        kicks.record(table, target.user_id)
         compare_and_set(table)
     after_commit(table)
     return table

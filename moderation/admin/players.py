@@ -9,7 +9,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib import admin
-from django.contrib.auth.forms import UserChangeForm
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -20,6 +19,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import MODERATION_FIELDS, MODERATION_FIELDSET, UserAdmin
+from accounts.admin import PlayerChangeForm as AccountsPlayerChangeForm
 from accounts.models import User
 
 from .. import actions as moderation
@@ -28,12 +28,13 @@ from ..models import ModerationAction
 from .measures import OptionalReasonForm, ReasonForm, measure_page
 
 
-class PlayerChangeForm(UserChangeForm):
-    """The player form: a ban entered by hand needs a reason, and nobody bans themselves."""
+class PlayerChangeForm(AccountsPlayerChangeForm):
+    """The player form (with the name rules): a ban entered by hand needs a reason, and nobody
+    bans themselves."""
 
     moderator: User | None = None
 
-    class Meta(UserChangeForm.Meta):
+    class Meta(AccountsPlayerChangeForm.Meta):
         model = User
 
     def clean(self) -> dict[str, Any]:

@@ -33,14 +33,14 @@ def test_it_shows_display_name_username_and_member_since(client: Client) -> None
     response = client.get("/jugadores/carmen/")
     assert response.status_code == 200
     page = response.content.decode()
-    assert "<h1>Carmen la del Órdago" in page
-    assert "@carmen" in page
+    assert "<h1><bdi>Carmen la del Órdago</bdi>" in page
+    assert "@<bdi>carmen</bdi>" in page
     assert "Miembro desde el 14 de marzo de 2026" in page
 
 
 def test_a_player_without_display_name_is_shown_by_username(client: Client) -> None:
     make_user(username="pepe")
-    assert "<h1>pepe" in client.get("/jugadores/pepe/").content.decode()
+    assert "<h1><bdi>pepe</bdi>" in client.get("/jugadores/pepe/").content.decode()
 
 
 def test_it_shows_empty_states_for_ratings_and_history(client: Client, player: User) -> None:

@@ -70,7 +70,9 @@ def test_it_refuses_a_display_name_another_player_uses_in_any_case(
     make_user(username="otra", display_name="El Rey")
     response = save(player_client, "el rey")
     assert error_codes(response, "display_name") == {"display_name_taken"}
-    assert "Otro jugador ya usa el nombre visible «el rey»." in response.content.decode()
+    assert (
+        "Otro jugador ya usa el nombre visible «\u2068el rey\u2069»." in response.content.decode()
+    )
     player.refresh_from_db()
     assert player.display_name == "Carmen"
 
@@ -81,7 +83,9 @@ def test_it_refuses_another_players_username_as_display_name(
     make_user(username="pepe")
     response = save(player_client, "PEPE")
     assert error_codes(response, "display_name") == {"display_name_is_username"}
-    assert "«PEPE» es el nombre de usuario de otro jugador." in response.content.decode()
+    assert (
+        "«\u2068PEPE\u2069» es el nombre de usuario de otro jugador." in response.content.decode()
+    )
 
 
 def test_a_refused_name_does_not_leak_into_the_page_header(
@@ -90,7 +94,7 @@ def test_a_refused_name_does_not_leak_into_the_page_header(
     make_user(username="pepe")
     response = save(player_client, "pepe")
     page = response.content.decode()
-    assert f'href="{reverse("accounts:profile", args=["carmen"])}">Carmen</a>' in page
+    assert f'href="{reverse("accounts:profile", args=["carmen"])}"><bdi>Carmen</bdi></a>' in page
 
 
 def test_a_player_may_keep_their_own_name_or_use_their_username(

@@ -31,6 +31,8 @@ def test_chat_lines_reach_the_table_as_plain_text(
     line.wait_for(timeout=10_000)
     assert "<b>hola</b> & buena suerte" in line.inner_text()
     assert bruno.locator("#chat-log b").count() == 0
+    # The speaker's name is isolated from the line (a right-to-left name reorders nothing).
+    assert line.locator("strong bdi").inner_text() == "ana"
     bruno.click("#quick-phrases button[data-phrase='Buena mano']")
     ana.locator("#chat-log li", has_text="Buena mano").wait_for(timeout=10_000)
     screenshot(ana, "chat-desktop")

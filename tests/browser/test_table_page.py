@@ -138,7 +138,7 @@ def test_four_players_play_a_complete_hand_through_the_ui(
             ("left", seat + 3),
         ):
             name = players[other % 4].username
-            assert name in page.inner_text(f".seat.pos-{pos} .seat-name")
+            assert page.inner_text(f".seat.pos-{pos} .seat-name bdi") == name
     check_hidden_hands(orm, pages, players, table)
     mano = state_of(orm, table, players[0])["mano"]
     assert pages[0].locator(f'.seat[data-seat="{mano}"] .mano-chip').is_visible()
@@ -149,6 +149,10 @@ def test_four_players_play_a_complete_hand_through_the_ui(
     for _ in range(4):
         (speaker,) = who_can(pages, "mus")
         assert speaker.locator("#turn-text").inner_text() == "Tu turno"
+        # The others read whose turn it is, the name isolated in the sentence (FSI … PDI).
+        other = next(page for page in pages if page is not speaker)
+        turn_text = other.eval_on_selector("#turn-text", "e => e.textContent")
+        assert f"\u2068{players[pages.index(speaker)].username}\u2069" in turn_text
         click(pages, speaker, "mus")
     for page in pages:
         assert page.get_attribute("#mus-table", "data-phase") == "descarte"

@@ -162,7 +162,7 @@ def test_the_finished_table_shows_its_players_who_asked_and_takes_them_there(
     # A private rematch: its players get in without the invitation link.
     assert clients[0].get(response["Location"]).status_code == 200
     box = clients[1].get(url, **HTMX).content.decode()
-    assert f"{four_players[0].public_name} pide la revancha (1 de 4)" in box
+    assert f"<bdi>{four_players[0].public_name}</bdi> pide la revancha (1 de 4)" in box
     clients[1].post(url)
     assert "Revancha: 2 de 4 en la mesa." in clients[1].get(url, **HTMX).content.decode()
     waiting = clients[1].get(f"/mesas/{new.pk}/").content.decode()

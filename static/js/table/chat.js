@@ -1,6 +1,6 @@
 // The table's chat: plain text only, always through textContent, never as HTML.
 import { table } from "./context.js";
-import { $ } from "./format.js";
+import { $, el } from "./format.js";
 import { sendChat } from "./socket.js";
 
 export function addChat(line) {
@@ -13,7 +13,7 @@ export function addChat(line) {
     item.classList.add(line.seat % 2 === state.you.seat % 2 ? "ours" : "theirs");
   }
   const who = document.createElement("strong");
-  who.textContent = String(line.name || "");
+  who.append(el("bdi", null, String(line.name || "")));
   const text = document.createElement("span");
   text.textContent = ` ${String(line.text || "")}`;
   item.append(who, text);

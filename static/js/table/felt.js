@@ -1,7 +1,7 @@
 // The felt: the score, the four seats (names, clocks' places, speech bubbles, chips) and the
 // cards, face up only where the state shows them.
 import { SHOWN, root, seatEls, table } from "./context.js";
-import { $, L, el, fmt, readJSON } from "./format.js";
+import { $, L, el, fmt, isolate, readJSON } from "./format.js";
 
 const cardData = readJSON("card-data") || {}; // every card's image and name, from the page
 const seatRatings = readJSON("seat-ratings") || {}; // seat → «1523?» (people only, not bots)
@@ -150,12 +150,13 @@ export function renderSeats(s, ctx, said) {
     box.classList.toggle("away", away);
 
     const nameEl = box.querySelector(".seat-name");
-    nameEl.textContent = info ? info.name : "—";
-    nameEl.title = info ? info.name : "";
+    nameEl.textContent = "";
+    nameEl.append(info ? el("bdi", null, info.name) : "—");
+    nameEl.title = info ? isolate(info.name) : "";
     const rating = info && seatRatings[seat];
     if (rating) {
       nameEl.append(" ", el("span", "seat-elo", rating));
-      nameEl.title = `${info.name} · ${fmt(L.table.rating_title, { n: rating })}`;
+      nameEl.title = `${isolate(info.name)} · ${fmt(L.table.rating_title, { n: rating })}`;
     }
     if (seat === ctx.me) nameEl.append(" ", el("span", "badge you", L.table.you));
     box.querySelector(".mano-chip").hidden = !(s.mano === seat && s.phase !== "cancelada");

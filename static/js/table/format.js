@@ -31,6 +31,10 @@ export const fmt = (text, params) =>
     params && Object.hasOwn(params, k) ? String(params[k]) : m,
   );
 
+// A name a player chose, isolated from the text around it (Unicode's FSI … PDI): a right-to-left
+// name cannot reorder the sentence it is put into. In an element of its own, <bdi> does it.
+export const isolate = (name) => `\u2068${name}\u2069`;
+
 export const joinNames = (list) =>
   list.length <= 1
     ? list.join("")
