@@ -23,6 +23,14 @@ MAX_MESSAGE_BYTES = 4096
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
 
 
+async def refuse(consumer: AsyncWebsocketConsumer, code: int) -> None:
+    """Refuse a socket so that the browser learns why: closed before the handshake completes,
+    daphne answers HTTP 403 and the page only sees 1006 (and would keep reconnecting); accepted
+    and then closed, it gets the close code (docs/protocol.md)."""
+    await consumer.accept()
+    await consumer.close(code=code)
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     #: The channel-layer groups this socket listens to: its table's and its player's.
@@ -61,7 +69,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
         except ServiceError as exc:
             await self.leave_groups()
-            await self.close(code=CLOSE_NOT_LOGGED_IN if exc.code == "login" else CLOSE_REFUSED)
+            await refuse(self, CLOSE_NOT_LOGGED_IN if exc.code == "login" else CLOSE_REFUSED)
             return
         self.joined = True
         self.seat_key, self.language = welcome.key, welcome.language
@@ -164,4 +172,4 @@ class NoSuchSocket(AsyncWebsocketConsumer):
     routing error."""
 
     async def connect(self) -> None:
-        await self.close(code=CLOSE_NOT_FOUND)
+        await refuse(self, CLOSE_NOT_FOUND)

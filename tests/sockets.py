@@ -44,6 +44,16 @@ async def connect_all(table: Table, players: list[User]) -> list[WebsocketCommun
     return [await join(table, player) for player in players]
 
 
+async def refused_with(comm: WebsocketCommunicator) -> int | None:
+    """The close code a refused socket gets (it is accepted, then closed at once, so that a
+    browser reads the code); None if it was welcomed instead."""
+    connected, code = await comm.connect()
+    if not connected:
+        return code
+    message = await comm.receive_output(timeout=10)
+    return message["code"] if message["type"] == "websocket.close" else None
+
+
 async def receive(comm: WebsocketCommunicator, timeout: float = 10) -> dict[str, Any]:
     return json.loads(await comm.receive_from(timeout=timeout))
 

@@ -19,6 +19,7 @@ from tests.sockets import (
     leaked_cards,
     receive,
     receive_state,
+    refused_with,
     welcomed,
 )
 
@@ -131,9 +132,7 @@ async def test_it_refuses_an_anonymous_socket_at_a_private_table(
     table = await database_sync_to_async(started_table)(four_players)
     await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(private=True)
     comm = communicator(table.pk, None)
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == 4401
+    assert await refused_with(comm) == 4401
 
 
 async def test_it_refuses_a_socket_from_a_foreign_origin(four_players: list[User]) -> None:
@@ -231,9 +230,7 @@ async def test_a_private_table_refuses_a_socket_without_the_invitation(
     stranger = await database_sync_to_async(make_user)("intruso")
     cookie = await database_sync_to_async(session_cookie)(stranger)
     comm = communicator(table.pk, cookie)
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == 4403
+    assert await refused_with(comm) == 4403
 
 
 async def test_simultaneous_discards_sent_against_the_same_version_all_apply(

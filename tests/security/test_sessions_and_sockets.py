@@ -27,7 +27,7 @@ from moderation import actions
 from musweb.asgi import application
 from tests.factories import seat_all
 from tests.factories import session_cookie as session_cookie_for
-from tests.sockets import communicator, receive
+from tests.sockets import communicator, receive, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -209,6 +209,4 @@ async def test_a_websocket_path_that_is_no_table_is_refused_with_a_code(path: st
     comm = WebsocketCommunicator(
         application, path, headers=[(b"host", b"localhost"), (b"origin", b"http://localhost")]
     )
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == socket_codes.CLOSE_NOT_FOUND
+    assert await refused_with(comm) == socket_codes.CLOSE_NOT_FOUND
