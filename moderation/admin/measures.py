@@ -152,23 +152,3 @@ def measure_page(
     }
     request.current_app = modeladmin.admin_site.name
     return TemplateResponse(request, MEASURE_PAGE, context)
-
-
-class NoAddOrDeleteMixin:
-    """For a model admin or an inline: rows are never added or deleted here (superusers included).
-
-    The signatures fit both `ModelAdmin` and `InlineModelAdmin` (whose methods take `obj`).
-    """
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class ReadOnlyMixin(NoAddOrDeleteMixin):
-    """Nor changed: only looked at."""
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
