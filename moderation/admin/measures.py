@@ -59,15 +59,6 @@ class OptionalReasonForm(forms.Form):
     )
 
 
-class RequiredReasonForm(forms.Form):
-    reason = forms.CharField(
-        label=_("Motivo"),
-        max_length=300,
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        help_text=_("Los jugadores de la mesa lo verán. Queda en el registro de moderación."),
-    )
-
-
 class PrivateReasonForm(forms.Form):
     """A required reason that only the audit log keeps (players are not told)."""
 

@@ -24,7 +24,7 @@ from games.templatetags.cards import card_name
 
 from .. import actions as moderation
 from ..models import ModerationAction
-from .measures import OptionalReasonForm, PrivateReasonForm, RequiredReasonForm, measure_page
+from .measures import OptionalReasonForm, PrivateReasonForm, measure_page
 
 
 class ModeratedTableAdmin(TableAdmin):
@@ -81,7 +81,7 @@ class ModeratedTableAdmin(TableAdmin):
             self,
             request,
             tables,
-            form_class=RequiredReasonForm,
+            form_class=PrivateReasonForm,
             title=_("Cancelar partidas en juego"),
             intro=_(
                 "Las partidas se cancelan sin puntuar para el ranking; su registro se conserva "
