@@ -38,7 +38,8 @@ PHASES: dict[str, Promise] = {
     "cancelada": _("Partida cancelada"),
 }
 
-#: The buttons of the acts (what the player does).
+#: The buttons of the acts (what the player does). A raise's button says it as players do
+#: (``SAID["raise"]``: «Dos más»).
 ACTS: dict[str, Promise] = {
     "mus": _("Mus"),
     "corto": _("Corto"),
@@ -48,24 +49,76 @@ ACTS: dict[str, Promise] = {
     "quiero": _("Quiero"),
     "no_quiero": _("No quiero"),
     "envido_open": _("Envido 2"),
-    "envido_quick": _("+2 → {n}"),
     "envido_chosen": _("Envido {n}"),
     "ordago": _("Órdago"),
     "repartir": _("Seguir"),
 }
 
-#: What a player said, in the speech bubbles and the logs (``raise``: an envido over a bet).
+#: What a player said, in the speech bubbles and the logs. A raise is said as the tantos it
+#: puts over the bet (``raise``, with ``{n}`` a number word: «Cinco más»), and the total it
+#: leaves on the table in small print (``raise_total``). ``clock``: an act the turn clock
+#: played for the player (RULES.md §8.2).
 SAID: dict[str, Promise] = {
     "mus": _("¡Mus!"),
     "corto": _("Corto"),
     "descarte": _("Cambia {n}"),
     "paso": _("Paso"),
     "envido": _("Envido {n}"),
-    "raise": _("Subo a {n}"),
+    "raise": _("{n} más"),
+    "raise_total": _("{n} en la mesa"),
     "ordago": _("¡Órdago!"),
     "quiero": _("Quiero"),
     "no_quiero": _("No quiero"),
     "ready": _("Listo"),
+    "clock": _("{said} (tiempo)"),
+}
+
+#: How players say small amounts («dos más», «cinco más»); larger ones are said in figures.
+NUMBERS: dict[str, Promise] = {
+    "1": _("Uno"),
+    "2": _("Dos"),
+    "3": _("Tres"),
+    "4": _("Cuatro"),
+    "5": _("Cinco"),
+    "6": _("Seis"),
+    "7": _("Siete"),
+    "8": _("Ocho"),
+    "9": _("Nueve"),
+    "10": _("Diez"),
+}
+
+#: The lance an órdago was played at, as a phrase.
+AT_LANCE: dict[str, Promise] = {
+    "grande": _("a la grande"),
+    "chica": _("a la chica"),
+    "pares": _("a pares"),
+    "juego": _("a juego"),
+    "punto": _("al punto"),
+}
+
+#: The parts of a lance's tantos at the recuento (the engine's ``breakdown``), each followed
+#: by its tantos: «deje 1 + duples de Maite 3 + par de Iñaki 1».
+PARTS: dict[str, Promise] = {
+    "deje": _("deje"),
+    "envite": _("envite"),
+    "paso": _("en paso"),
+    "par": _("par de {name}"),
+    "medias": _("medias de {name}"),
+    "duples": _("duples de {name}"),
+    "31": _("31 de {name}"),
+    "juego": _("juego de {name} ({points})"),
+    "punto": _("punto de {name} ({points})"),
+    "punto_bare": _("punto"),
+}
+
+#: The name of the combination a hand won a lance with.
+COMBOS: dict[str, Promise] = {
+    "par": _("par"),
+    "medias": _("medias"),
+    "duples": _("duples"),
+    "31": _("31"),
+    "juego": _("juego de {points}"),
+    "punto": _("{points} de punto"),
 }
 
 #: How a lance was settled (the engine's ``how``); ``querido_bet`` names the bet too.
@@ -125,6 +178,18 @@ TABLE: dict[str, Promise] = {
     "sound_off": _("Sonido: no"),
     "offline": _("Sin conexión con la mesa: reconectando…"),
     "denied": _("No puedes conectarte a esta mesa. Recarga la página o vuelve a entrar."),
+    "denied_login": _("Entra con tu cuenta para seguir esta mesa."),
+    "unreachable": _(
+        "No hay manera de conectar con la mesa. Recarga la página para intentarlo otra vez."
+    ),
+    "cut_mano": _("{name} corta y pasa a ser mano: en la primera mano, quien corta es mano."),
+    "beat_title": _("Gana a {hand}"),
+    "hand_with": _("{name} ({combo})"),
+    "ordago_end": _("Órdago {lance}, querido: las cartas de {win} ganan a las de {beat}."),
+    "ordago_end_bare": _("Órdago {lance}, querido: ganan las cartas de {win}."),
+    "amount_open": _("Tantos"),
+    "amount_more": _("Tantos más"),
+    "unread": _("{n} sin leer"),
     "hand_of": _("Cartas de {name}"),
     "your_hand": _("Tus cartas"),
 }
@@ -144,6 +209,30 @@ def said(act: str, **params: object) -> str:
     return fill(SAID[act], **params) if act in SAID else act
 
 
+def number_word(n: object) -> str:
+    """How players say an amount: small ones in words («Cinco»), larger ones in figures."""
+    return str(NUMBERS[str(n)]) if str(n) in NUMBERS else str(n)
+
+
+def said_text(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """What one entry of a view's ``said`` reads like, and the small print beside it (a raise's
+    total on the table); the live table's ``saidText`` (format.js) says the same."""
+    act = str(entry.get("act"))
+    small = ""
+    if act == "descarte":
+        text = said(act, n=entry.get("n"))
+    elif act == "envido" and entry.get("more"):
+        text = said("raise", n=number_word(entry["more"]))
+        small = said("raise_total", n=entry.get("to"))
+    elif act == "envido":
+        text = said(act, n=entry.get("to"))
+    else:
+        text = said(act)
+    if entry.get("by") == "clock":
+        text = said("clock", said=text)
+    return text, small
+
+
 def _active(words: Mapping[str, Promise | str]) -> dict[str, str]:
     return {key: str(text) for key, text in words.items()}
 
@@ -156,6 +245,10 @@ def for_table() -> dict[str, Any]:
         "acts": _active(ACTS),
         "said": _active(SAID),
         "hows": _active(HOWS),
+        "numbers": _active(NUMBERS),
+        "at_lance": _active(AT_LANCE),
+        "parts": _active(PARTS),
+        "combos": _active(COMBOS),
         "cancel_reasons": _active(CANCEL_REASONS),
         "table": {**_active(TABLE), "card_back": back_name()},
     }

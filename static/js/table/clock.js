@@ -26,6 +26,11 @@ export function tick() {
     $("clock-num").textContent = fmt(T.seconds, { n: Math.ceil(left) });
     clock.classList.toggle("urgent", left <= 5);
   }
+  // The bar of the player whose turn it is counts down too (it may be all they see on a phone).
+  const bar = $("bar-clock");
+  const mine = running && ctx.me !== null && ctx.turn.includes(ctx.me);
+  bar.textContent = mine ? fmt(T.seconds, { n: Math.ceil(left) }) : "";
+  bar.classList.toggle("urgent", mine && left <= 5);
   for (let seat = 0; seat < 4; seat++) {
     const box = seatEls[ctx.pos(seat)];
     if (!box) continue;

@@ -20,7 +20,9 @@ export const table = {
   skew: 0, // server clock minus browser clock, from each state's `now`
   cancelAt: null, // when a cancelled game sends its players back to the lobby
   selected: new Set(), // the cards picked for the discard
-  chosen: { key: "", value: 0 }, // the envido amount picked, per lance and range
+  chosen: { key: "", value: 0, over: 0 }, // the envido amount picked (over the bet standing)
+  confirmOrdago: false, // «Órdago» pressed once: its second step is showing
+  drawn: false, // a state has been drawn (the next ones are changes the player sees happen)
 };
 
 export function context(s) {

@@ -11,6 +11,11 @@ let pingTimer = null;
 let pendingTimer = null;
 let denied = false;
 let everOpen = false;
+let failedOpens = 0; // attempts in a row that never opened
+
+// A socket that never opens (refused during the handshake: the browser sees no close code)
+// stops being retried after this many attempts, and the page says so instead.
+const MAX_FAILED_OPENS = 4;
 let handlers = {};
 
 const isOpen = () => !!ws && ws.readyState === WebSocket.OPEN;
@@ -53,6 +58,13 @@ export function sendChat(text) {
   return true;
 }
 
+// Said once and left on the page: why the table does not move.
+function notice(text) {
+  const box = $("table-notice");
+  box.textContent = text;
+  box.hidden = false;
+}
+
 function connect() {
   clearTimeout(retryTimer);
   retryTimer = null;
@@ -60,9 +72,13 @@ function connect() {
   const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
   const socket = new WebSocket(`${proto}//${window.location.host}${root.dataset.wsPath}`);
   ws = socket;
+  let opened = false;
   socket.addEventListener("open", () => {
+    opened = true;
     everOpen = true;
+    failedOpens = 0;
     retries = 0;
+    $("table-notice").hidden = true;
     setConnected(true);
     clearInterval(pingTimer);
     pingTimer = setInterval(() => {
@@ -96,7 +112,14 @@ function connect() {
     if (event.code === 4401 || event.code === 4403) {
       denied = true;
       setConnected(true);
-      toast(L.table.denied);
+      notice(event.code === 4401 ? L.table.denied_login : L.table.denied);
+      return;
+    }
+    if (!opened) failedOpens += 1;
+    if (failedOpens >= MAX_FAILED_OPENS) {
+      denied = true;
+      setConnected(true);
+      notice(L.table.unreachable);
       return;
     }
     everOpen = true;
