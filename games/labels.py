@@ -10,7 +10,7 @@ their own. Placeholders are ``{name}``, filled by :func:`fill` here and by the s
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.functional import Promise
@@ -178,7 +178,7 @@ TABLE: dict[str, Promise] = {
     "sound_off": _("Sonido: no"),
     "offline": _("Sin conexión con la mesa: reconectando…"),
     "denied": _("No puedes conectarte a esta mesa. Recarga la página o vuelve a entrar."),
-    "denied_login": _("Entra con tu cuenta para seguir esta mesa."),
+    "denied_login": _("Entra con tu cuenta para ver esta mesa."),
     "unreachable": _(
         "No hay manera de conectar con la mesa. Recarga la página para intentarlo otra vez."
     ),
@@ -231,6 +231,31 @@ def said_text(entry: Mapping[str, Any]) -> tuple[str, str]:
     if entry.get("by") == "clock":
         text = said("clock", said=text)
     return text, small
+
+
+def combo_name(hand: Mapping[str, Any] | None) -> str:
+    """The combination a hand of the engine's ``breakdown`` won with («duples», «31»), or ""."""
+    if not hand or not hand.get("combo"):
+        return ""
+    combo = str(hand["combo"])
+    return fill(COMBOS.get(combo, combo), points=hand.get("points"))
+
+
+def hand_name(hand: Mapping[str, Any], names: Sequence[str]) -> str:
+    """A hand of the breakdown with its player's name: «Maite (duples)», or «Maite»."""
+    name = names[hand["seat"]]
+    combo = combo_name(hand)
+    return fill(TABLE["hand_with"], name=name, combo=combo) if combo else name
+
+
+def part_label(part: Mapping[str, Any], names: Sequence[str]) -> str:
+    """One part of a lance's tantos at the recuento, without its tantos: «duples de Maite»."""
+    kind = str(part.get("kind"))
+    seat = part.get("seat")
+    if kind == "punto" and seat is None:
+        kind = "punto_bare"
+    name = names[seat] if isinstance(seat, int) else ""
+    return fill(PARTS.get(kind, kind), name=name, points=part.get("points"))
 
 
 def _active(words: Mapping[str, Promise | str]) -> dict[str, str]:

@@ -152,12 +152,12 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     record = table.record
     if record:
         context["record_url"] = reverse("game_record", args=[table.pk])
+        names = [p["user"].public_name if p["user"] else "—" for p in players]
         try:
             context["hands"] = replay.hand_results(record)
             hand_no = _int(request.GET.get("mano"), 1)
-            hand_no = max(1, min(hand_no, len(record["hands"])))
-            hand_steps = len(record["hands"][hand_no - 1].get("actions") or [])
-            step = replay.step_at(record, hand_no, _int(request.GET.get("paso"), hand_steps))
+            # A replay opens at the deal: stepping through it should not give the hand away.
+            step = replay.step_at(record, hand_no, _int(request.GET.get("paso"), 0), names)
         except (engine.RecordError, IndexError, KeyError, TypeError, ValueError) as exc:
             context["replay_error"] = str(exc)
         else:
@@ -166,14 +166,25 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
             for said in step.said:
                 said["user"] = players[said["seat"]]["user"]
             context["step"] = step
+            # Seats as at the live table: the viewer's own (or the first) at the bottom, the
+            # partner at the top, the rivals at the sides.
+            base = next(
+                (p["seat"] for p in players if p["user"] and p["user"].pk == request.user.pk), 0
+            )
             context["step_players"] = [
                 {
                     **players[s],
+                    "pos": pos,
                     "cards": step.hands[s],
                     "mano": s == step.mano,
+                    "postre": s == step.postre,
                     "to_act": s in step.to_act,
                 }
-                for s in range(4)
+                for pos, s in zip(
+                    ("bottom", "right", "top", "left"),
+                    [(base + i) % 4 for i in range(4)],
+                    strict=True,
+                )
             ]
             context["current_hand"] = context["hands"][step.hand_no - 1]
             context["nav"] = _nav(step, [len(h.get("actions") or []) for h in record["hands"]])

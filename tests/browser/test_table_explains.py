@@ -109,6 +109,7 @@ def test_a_raise_reads_as_players_say_it_and_the_chooser_offers_more(
     maite.press("#envido-amount", "Tab")
     assert chosen.inner_text() == "12 más"
     screenshot(maite, "issue15-raise-desktop")
+    maite.screenshot(path="test-artifacts/issue15-raise-desktop-screen.png")
     assert maite.js_errors == []
 
 

@@ -171,11 +171,10 @@ def test_the_replay_steps_through_every_action_with_all_cards_visible(
     assert last.context["step"].scores == table.scores
     assert last.context["step"].phase == "terminada"
     assert last.context["nav"]["next"] is None
-    # Without parameters: the first hand, after its last action, with its lance results.
+    # Without parameters: the deal of the first hand, no lance played yet (nothing given away).
     default = client.get(url).context
-    assert default["step"].hand_no == 1
-    assert default["step"].step == len(first_hand["actions"])
-    assert default["current_hand"]["lances"]
+    assert (default["step"].hand_no, default["step"].step) == (1, 0)
+    assert default["step"].lances == []
     assert default["hands"][-1]["scores"] == table.scores
 
 
@@ -200,7 +199,8 @@ def test_the_replay_heads_what_was_said_with_the_lance_it_was_said_in(
             for entry in said:
                 current = entry["heading"] or current
                 assert (current != "Mus") == (entry["act"] in betting), (n, k, entry)
-    page = client.get(url, {"mano": 1}).content.decode()
+    page = client.get(url, {"mano": 1, "paso": len(table.record["hands"][0]["actions"])})
+    page = page.content.decode()
     assert 'class="rankings-said-lance">Mus</li>' in page
     assert re.search(r'class="rankings-said-lance">(Grande|Chica|Pares|Juego|Punto)</li>', page)
 
