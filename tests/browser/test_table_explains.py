@@ -33,7 +33,9 @@ TO_RECUENTO = (
 )
 
 
-def open_table(browser: Any, live_site: str, orm: Any, user: Any, table: Any, viewport: dict) -> Any:
+def open_table(
+    browser: Any, live_site: str, orm: Any, user: Any, table: Any, viewport: dict
+) -> Any:
     page = logged_in_page(browser, live_site, orm(session_key, user), viewport)
     page.goto(f"{live_site}/mesas/{table.pk}/")
     page.wait_for_selector('#mus-table[data-connected="1"]', timeout=TIMEOUT)
