@@ -159,6 +159,8 @@ TABLE: dict[str, Promise] = {
     "turn_discard": _("Descartando: {names}"),
     "deal_you": _("Pulsa «Seguir» cuando quieras la siguiente mano"),
     "deal_other": _("Esperando a que {name} pulse «Seguir»"),
+    "deal_others": _("Esperando a que {names} pulsen «Seguir»"),
+    "next_hand": _("Siguiente mano"),
     "seconds": _("{n} s"),
     "away": _("esperando… {n} s"),
     "away_bare": _("esperando…"),
@@ -179,6 +181,7 @@ TABLE: dict[str, Promise] = {
     "offline": _("Sin conexión con la mesa: reconectando…"),
     "denied": _("No puedes conectarte a esta mesa. Recarga la página o vuelve a entrar."),
     "denied_login": _("Entra con tu cuenta para ver esta mesa."),
+    "log_in": _("Entrar"),
     "unreachable": _(
         "No hay manera de conectar con la mesa. Recarga la página para intentarlo otra vez."
     ),

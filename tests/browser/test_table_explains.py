@@ -170,3 +170,67 @@ def test_an_ordago_end_names_the_lance_and_the_hands_and_the_result_is_in_view(
     screenshot(maite, "issue15-ordago-end-desktop")
     screenshot(jon, "issue15-ordago-end-phone")
     assert maite.js_errors == [] and jon.js_errors == []
+
+
+def test_after_the_recuento_each_player_presses_seguir_and_sees_who_is_still_reading(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    players = orm(make_players, NAMES)
+    table = orm(stacked_table, players, HANDS, 0)
+    orm(play_steps, table.pk, *TO_RECUENTO)
+    pages = [open_table(browser, live_site, orm, p, table, PHONE) for p in players]
+    for page in pages:
+        page.wait_for_selector('#mus-table[data-phase="recuento"]', timeout=TIMEOUT)
+        assert page.locator('#act-row button[data-act="repartir"]').inner_text() == "Seguir"
+        assert page.inner_text("#actions-turn").startswith("Siguiente mano")
+        # The next hand comes by itself when the recuento's clock runs out: it counts down.
+        assert page.locator("#clock").is_visible()
+        assert page.inner_text("#bar-clock").endswith(" s")
+    pages[0].locator('#act-row button[data-act="repartir"]').click()
+    pages[0].wait_for_selector("#mus-table:not(.my-turn)", timeout=TIMEOUT)
+    assert pages[0].inner_text("#turn-text") == ("Esperando a que inaki, ane y jon pulsen «Seguir»")
+    pages[1].locator(".seat.pos-left .bubble", has_text="Listo").wait_for(timeout=TIMEOUT)
+    for page in pages[1:3]:
+        page.locator('#act-row button[data-act="repartir"]').click()
+    pages[0].wait_for_function(
+        "() => document.getElementById('turn-text').textContent"
+        " === 'Esperando a que jon pulse «Seguir»'",
+        timeout=TIMEOUT,
+    )
+    screenshot(pages[3], "issue15-seguir-phone")
+    pages[3].locator('#act-row button[data-act="repartir"]').click()
+    for page in pages:
+        page.wait_for_selector('#mus-table[data-phase="mus"]', timeout=TIMEOUT)
+        assert page.js_errors == []
+
+
+def test_an_action_the_clock_played_is_marked_as_such(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games import services
+    from games.models import Table
+
+    players = orm(make_players, NAMES)
+    table = orm(stacked_table, players, HANDS, 0)
+    orm(play_steps, table.pk, "0 corto")
+    maite = open_table(browser, live_site, orm, players[0], table, LAPTOP)
+    jon = open_table(browser, live_site, orm, players[3], table, PHONE)
+
+    def time_runs_out() -> None:
+        Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        assert services.play_defaults(table.pk) == 1
+
+    orm(time_runs_out)  # Maite's turn to open the grande: the clock says «Paso» for her
+    for page, pos in ((maite, "bottom"), (jon, "right")):
+        bubble = page.locator(f".seat.pos-{pos} .bubble.by-clock")
+        bubble.wait_for(timeout=TIMEOUT)
+        assert bubble.inner_text() == "Paso (tiempo)"
+        entry = page.locator("#log .log-entry.by-clock")
+        assert entry.count() == 1 and entry.text_content() == "maite Paso (tiempo)"
+    screenshot(maite, "issue15-clock-played-desktop")
+    screenshot(jon, "issue15-clock-played-phone")
+    assert maite.js_errors == [] and jon.js_errors == []

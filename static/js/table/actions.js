@@ -94,6 +94,8 @@ export function renderActions(s, ctx) {
     updateChosen();
   }
   $("actions-hint").textContent = by.descarte ? L.table.hint_discard : "";
+  // The bar says what it is for: your turn, or the next hand after the recuento.
+  $("actions-turn").firstElementChild.textContent = by.repartir ? L.table.next_hand : L.table.turn_you;
   $("actions").classList.toggle("has-acts", ctx.legal.length > 0);
   renderResult(s, ctx);
   $("actions").hidden = ctx.legal.length === 0 && $("result").hidden;

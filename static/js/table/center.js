@@ -128,8 +128,13 @@ export function renderCenter(s, ctx) {
   else if (s.phase === "lance") {
     if (s.bet) text = mine ? T.turn_answer_you : fmt(T.turn_answer, { names: joinNames(others) });
     else text = mine ? T.turn_you : fmt(T.turn_of, { names: joinNames(others) });
-  } else if (s.phase === "recuento" && ctx.turn.length)
-    text = ctx.by.repartir ? T.deal_you : fmt(T.deal_other, { name: ctx.name(ctx.turn[0]) });
+  } else if (s.phase === "recuento" && ctx.turn.length) {
+    // «Seguir»: the next hand comes when everybody has pressed it, or when the clock runs out.
+    const waiting = ctx.turn.filter((seat) => seat !== ctx.me).map(ctx.name);
+    if (ctx.by.repartir) text = T.deal_you;
+    else if (waiting.length === 1) text = fmt(T.deal_other, { name: waiting[0] });
+    else text = fmt(T.deal_others, { names: joinNames(waiting) });
+  }
   $("turn-text").textContent = text;
   $("turn-msg").classList.toggle("mine", mine && ctx.legal.length > 0);
 

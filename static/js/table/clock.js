@@ -9,7 +9,7 @@ export function tick() {
   if (!state) return;
   const T = L.table;
   const now = Date.now() + table.skew;
-  const total = state.turn_seconds || 30;
+  const total = (state.phase === "recuento" && state.recuento_seconds) || state.turn_seconds || 30;
   const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
   const left = Number.isFinite(deadline) ? Math.max(0, (deadline - now) / 1000) : null;
   const ctx = context(state);

@@ -39,7 +39,7 @@ export function context(s) {
     if (me === null) return team === 0 ? L.table.team_a : L.table.team_b;
     return rel(team) === 0 ? L.table.us : L.table.them;
   };
-  // Whose turn it is, as the server says (at the recuento: who deals the next hand).
+  // Whose turn it is, as the server says (at the recuento: who has not pressed «Seguir» yet).
   const turn = LIVE.includes(s.phase) || s.phase === "recuento" ? s.to_act || [] : [];
   const legal = (s.you && s.you.legal) || [];
   return {

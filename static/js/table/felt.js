@@ -41,6 +41,9 @@ function bubbles(s, said) {
     for (const b of said) if (!b.e.lance) put(b.e.seat, b);
     if (s.phase === "descarte")
       for (const seat of s.discarded || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
+  } else if (s.phase === "recuento") {
+    // Who has pressed «Seguir» already.
+    for (const seat of s.ready || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
   } else if (s.phase === "lance") {
     for (const b of said) if (b.e.lance === s.lance) put(b.e.seat, b);
     if (s.bet)

@@ -12,6 +12,7 @@ let pendingTimer = null;
 let denied = false;
 let everOpen = false;
 let failedOpens = 0; // attempts in a row that never opened
+let everOpened = false; // this page's socket has been open at least once
 
 // A socket that never opens (refused during the handshake: the browser sees no close code)
 // stops being retried after this many attempts, and the page says so instead.
@@ -58,10 +59,17 @@ export function sendChat(text) {
   return true;
 }
 
-// Said once and left on the page: why the table does not move.
+// Said once and left on the page: why the table does not move (and, when an account is what
+// is missing, where to log in).
 function notice(text) {
   const box = $("table-notice");
   box.textContent = text;
+  if (text === L.table.denied_login && root.dataset.loginUrl) {
+    const link = document.createElement("a");
+    link.href = root.dataset.loginUrl;
+    link.textContent = L.table.log_in;
+    box.append(" ", link);
+  }
   box.hidden = false;
 }
 
@@ -75,6 +83,7 @@ function connect() {
   let opened = false;
   socket.addEventListener("open", () => {
     opened = true;
+    everOpened = true;
     everOpen = true;
     failedOpens = 0;
     retries = 0;
@@ -116,10 +125,14 @@ function connect() {
       return;
     }
     if (!opened) failedOpens += 1;
-    if (failedOpens >= MAX_FAILED_OPENS) {
+    // A refused handshake reaches the browser without its close code. A visitor who is not
+    // logged in is refused only a table that needs an account; anybody else, after a few tries,
+    // is told the table cannot be reached.
+    const anonymous = root.dataset.anonymous === "1";
+    if (failedOpens >= (anonymous && !everOpened ? 2 : MAX_FAILED_OPENS)) {
       denied = true;
       setConnected(true);
-      notice(L.table.unreachable);
+      notice(anonymous && !everOpened ? L.table.denied_login : L.table.unreachable);
       return;
     }
     everOpen = true;
