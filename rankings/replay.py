@@ -199,6 +199,22 @@ def step_at(
     )
 
 
+def ordago_end(record: dict[str, Any], names: Sequence[str]) -> str:
+    """How an órdago ended the game, as the live table says it: at which lance, and whose cards
+    beat whose («Órdago a pares, querido: las cartas de Maite (duples) ganan a las de…»)."""
+    seen = engine.view(engine.replay(record), None)
+    for lance, b in zip(seen.get("lances") or [], seen.get("breakdown") or [], strict=False):
+        if lance["how"] != "ordago" or not b["win"]:
+            continue
+        at = labels.AT_LANCE.get(lance["lance"], lance["lance"])
+        win = labels.hand_name(b["win"], names)
+        if b["beat"]:
+            beat = labels.hand_name(b["beat"], names)
+            return labels.fill(labels.TABLE["ordago_end"], lance=at, win=win, beat=beat)
+        return labels.fill(labels.TABLE["ordago_end_bare"], lance=at, win=win)
+    return ""
+
+
 def hand_results(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Per hand: its mano, the scores once it ended and its lances (winner, tantos, how)."""
     result = engine.replay_result(record)

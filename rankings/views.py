@@ -187,6 +187,8 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
                 )
             ]
             context["current_hand"] = context["hands"][step.hand_no - 1]
+            if table.ended_by == "ordago":
+                context["ordago_end"] = replay.ordago_end(record, names)
             context["nav"] = _nav(step, [len(h.get("actions") or []) for h in record["hands"]])
     if _fragment(request):
         return render(request, "rankings/_replay.html", context)

@@ -255,7 +255,7 @@ def test_the_game_page_and_history_speak_english_too(
     table = finished_game(four, winner=1, rate=True)
     page = client.get(reverse("game_detail", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
     text = page.content.decode()
-    assert "Pair B wins on points." in text and "Hand by hand" in text
+    assert "Pair B wins by reaching 40 tantos." in text and "Hand by hand" in text
     assert "Gana la pareja" not in text
     history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
     assert "Lost" in history.content.decode()
@@ -286,3 +286,32 @@ def test_the_game_page_says_how_much_a_game_against_new_players_counted(
     # The newcomers' partners are known, their rivals half: it counted half.
     assert "1500 → 1510 (+10)" in page and page.count("cuenta un 50 %") == 2
     assert 'id="damped-note"' in page and "provisional" in page
+
+
+def test_an_ordago_game_page_names_the_lance_and_the_hands_that_decided_it(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=1, ended_by="ordago")
+    page = client.get(reverse("game_detail", args=[table.pk])).content.decode()
+    assert "Gana la pareja B con un órdago." in page
+    end = re.search(r'class="rankings-ordago-end">([^<]+)<', page)
+    assert end and end.group(1).startswith("Órdago a")
+    assert "querido: las cartas de" in end.group(1)
+
+
+def test_english_dates_are_day_month_year(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    four = players(4)
+    when = datetime(2026, 12, 1, 18, 30, tzinfo=ZoneInfo("Europe/Madrid"))
+    table = finished_game(four, finished_at=when)
+    english = client.get(
+        reverse("game_detail", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "1 Dec 2026, 18:30" in english and "12/01/2026" not in english
+    history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
+    assert "1 Dec 2026, 18:30" in history.content.decode()
