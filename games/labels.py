@@ -176,6 +176,7 @@ TABLE: dict[str, Promise] = {
     "cancelled": _("La partida se ha cancelado."),
     "redirect": _("Volvéis a las mesas en {n} s…"),
     "rating_title": _("puntuación {n} en esta modalidad"),
+    "provisional": _("«?»: provisional, menos de 30 partidas puntuadas"),
     "sound_on": _("Sonido: sí"),
     "sound_off": _("Sonido: no"),
     "offline": _("Sin conexión con la mesa: reconectando…"),

@@ -55,6 +55,19 @@ def parse_mode(value: str | None, *, allow_all: bool = False) -> str:
     return "" if allow_all else DEFAULT_MODE
 
 
+def most_played_mode(user: Any) -> str | None:
+    """The mode in which ``user`` has played the most rated games (None: none yet): the ranking
+    opens on it."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        PlayerRating.objects.filter(user=user, games__gt=0)
+        .order_by("-games", "mode")
+        .values_list("mode", flat=True)
+        .first()
+    )
+
+
 def parse_page(value: str | None) -> int:
     try:
         page = int(value or 1)

@@ -176,7 +176,9 @@ export function renderSeats(s, ctx, said, arriving = [[], [], [], []]) {
       nameEl.dataset.key = nameKey;
       nameEl.textContent = "";
       nameEl.append(el("bdi", "seat-name-text", full));
-      nameEl.title = rating ? `${isolate(full)} · ${fmt(L.table.rating_title, { n: rating })}` : isolate(full);
+      let title = rating ? `${isolate(full)} · ${fmt(L.table.rating_title, { n: rating })}` : isolate(full);
+      if (rating && rating.endsWith("?")) title += ` (${L.table.provisional})`;
+      nameEl.title = title;
       if (rating) nameEl.append(el("span", "seat-elo", rating));
       if (seat === ctx.me) nameEl.append(el("span", "badge you", L.table.you));
     }
