@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -315,3 +316,41 @@ def test_english_dates_are_day_month_year(
     assert "1 Dec 2026, 18:30" in english and "12/01/2026" not in english
     history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
     assert "1 Dec 2026, 18:30" in history.content.decode()
+
+
+def test_the_replay_opens_at_the_deal_and_fills_the_lances_as_they_are_reached(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=0)
+    url = reverse("game_detail", args=[table.pk])
+    actions = table.record["hands"][0]["actions"]
+    seen: list[int] = []
+    for k in range(len(actions) + 1):
+        step = client.get(url, {"mano": 1, "paso": k}, **HTMX).context["step"]
+        seen.append(len(step.lances))
+        if not step.shown:
+            # Before the recuento a lance the cards decide does not say who won it.
+            assert all(not row["known"] for row in step.lances if row["winner"] is None)
+            assert all(row["parts"] == [] for row in step.lances)
+    assert seen[0] == 0 and seen == sorted(seen) and seen[-1] >= 4
+    last = client.get(url, {"mano": 1, "paso": len(actions)}, **HTMX).context["step"]
+    assert last.shown and any(row["won_by"] for row in last.lances)
+
+
+def test_the_replay_lays_the_seats_out_as_the_viewer_sat_and_marks_clock_plays(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=0)
+    record = copy.deepcopy(table.record)  # (finished_game shares its records between tests)
+    record["hands"][0]["actions"][0]["by"] = "clock"
+    Table.objects.filter(pk=table.pk).update(record=record)
+    url = reverse("game_detail", args=[table.pk])
+    login(four[1], client)
+    response = client.get(url, {"mano": 1, "paso": 1})
+    layout = {p["pos"]: p["seat"] for p in response.context["step_players"]}
+    assert layout == {"bottom": 1, "right": 2, "top": 3, "left": 0}  # partner at the top
+    said = response.context["step"].said[0]
+    assert said["clock"] and said["label"].endswith("(tiempo)")
+    assert 'class="latest by-clock"' in response.content.decode()
