@@ -151,6 +151,7 @@ TABLE: dict[str, Promise] = {
     "changed_title": _("Cartas cambiadas: {n} en el último descarte, {total} en esta mano"),
     "bet_none": _("Envite: —"),
     "bet": _("Envite: {n} · {name}"),
+    "bet_short": _("Envite: {n}"),
     "bet_ordago": _("¡Órdago! · {name}"),
     "turn_you": _("Tu turno"),
     "turn_of": _("Turno de {names}"),

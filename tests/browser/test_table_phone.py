@@ -84,6 +84,11 @@ def test_an_ordago_asks_twice(live_site: str, browser: Any, orm: Any) -> None:
     table = orm(stacked_table, players, HANDS, 0)
     orm(play_steps, table.pk, "0 corto")
     page = open_table(browser, live_site, orm(session_key, players[0]), table.pk)
+    # The amount chooser folds away on a phone (the bar stays low over the cards).
+    assert page.locator("#envido-more").is_hidden()
+    page.get_by_role("button", name="Otra cantidad").click()
+    assert page.locator("#envido-more").is_visible()
+    assert page.locator("#envido-toggle").get_attribute("aria-expanded") == "true"
     v = int(page.get_attribute("#mus-table", "data-v"))
     page.locator('#act-row button[data-act="ordago"]').click()
     assert page.locator("#confirm-ordago").is_visible() and page.locator("#act-row").is_hidden()

@@ -56,6 +56,11 @@ export function renderActions(s, ctx) {
   for (const btn of $("act-row").querySelectorAll("button[data-act]")) {
     btn.hidden = !by[btn.dataset.act];
   }
+  const toggle = $("envido-toggle");
+  toggle.hidden = !by.envido;
+  if (!by.envido) table.moreOpen = false;
+  toggle.setAttribute("aria-expanded", table.moreOpen ? "true" : "false");
+  $("actions").classList.toggle("more-open", !!table.moreOpen);
   // The órdago's second step lasts while an órdago is still possible.
   if (table.confirmOrdago && !by.ordago) confirming(false);
   // Descartar: as many cards as chosen, within the allowed range.
@@ -160,6 +165,12 @@ export function bindActions(send, redraw) {
         clamp((Number(input.value) || chosen.value) + Number(step.dataset.step), Number(input.min), Number(input.max)),
       );
       updateChosen();
+      return;
+    }
+    if (event.target.closest("#envido-toggle")) {
+      table.moreOpen = !table.moreOpen;
+      redraw();
+      if (table.moreOpen) $("envido-amount").focus();
       return;
     }
     if (event.target.closest("#confirm-ordago-no")) {

@@ -54,7 +54,8 @@ function renderLances(tableEl, s, ctx, final) {
       winner.append(who);
     }
     let tantos;
-    if (l.how === "no_jugado") tantos = el("td", "tantos", "—");
+    // Not played, or not reached (an órdago or a deje ended the game before the recuento).
+    if (l.how === "no_jugado" || (final && !hasWinner)) tantos = el("td", "tantos", "—");
     else if (l.how === "ordago") tantos = el("td", "tantos", L.table.tantos_ordago);
     else if (!known) tantos = el("td", "tantos pending", L.table.tantos_pending);
     else {
@@ -116,7 +117,14 @@ export function renderCenter(s, ctx) {
   bet.classList.toggle("ordago", !!(s.bet && s.bet.ordago));
   if (!s.bet) bet.textContent = L.table.bet_none;
   else if (s.bet.ordago) bet.textContent = fmt(L.table.bet_ordago, { name: ctx.name(s.bet.by_seat) });
-  else bet.textContent = fmt(L.table.bet, { n: s.bet.amount, name: ctx.name(s.bet.by_seat) });
+  else {
+    // The short form for a narrow centre: the bubble says who bet.
+    bet.textContent = "";
+    bet.append(
+      el("span", "bet-long", fmt(L.table.bet, { n: s.bet.amount, name: ctx.name(s.bet.by_seat) })),
+      el("span", "bet-short", fmt(L.table.bet_short, { n: s.bet.amount })),
+    );
+  }
 
   const T = L.table;
   const mine = ctx.me !== null && ctx.turn.includes(ctx.me);

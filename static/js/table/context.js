@@ -22,6 +22,7 @@ export const table = {
   selected: new Set(), // the cards picked for the discard
   chosen: { key: "", value: 0, over: 0 }, // the envido amount picked (over the bet standing)
   confirmOrdago: false, // «Órdago» pressed once: its second step is showing
+  moreOpen: false, // the amount chooser unfolded (it folds away on a phone)
   drawn: false, // a state has been drawn (the next ones are changes the player sees happen)
 };
 
