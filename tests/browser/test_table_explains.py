@@ -151,7 +151,11 @@ def test_an_ordago_end_names_the_lance_and_the_hands_and_the_result_is_in_view(
     maite.wait_for_function(
         "() => +document.getElementById('mus-table').dataset.soundOrdago === 1", timeout=TIMEOUT
     )
+    v = int(maite.get_attribute("#mus-table", "data-v"))
     maite.locator('#act-row button[data-act="quiero"]').click()
+    maite.wait_for_function(  # her vote is in before Ane's
+        "v => +document.getElementById('mus-table').dataset.v > v", arg=v, timeout=TIMEOUT
+    )
     orm(play_steps, table.pk, "2 no_quiero")
     for page in (maite, jon):
         page.wait_for_selector('#mus-table[data-phase="terminada"]', timeout=TIMEOUT)
