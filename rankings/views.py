@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.models import User
+from accounts.names import isolate
 from games import engine, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
@@ -152,7 +153,8 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     record = table.record
     if record:
         context["record_url"] = reverse("game_record", args=[table.pk])
-        names = [p["user"].public_name if p["user"] else "—" for p in players]
+        # Isolated: the names go into sentences («duples de Maite»).
+        names = [isolate(p["user"].public_name) if p["user"] else "—" for p in players]
         try:
             context["hands"] = replay.hand_results(record)
             hand_no = _int(request.GET.get("mano"), 1)

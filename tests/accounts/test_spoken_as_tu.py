@@ -53,5 +53,5 @@ def test_a_new_player_is_welcomed_without_a_gender(client: Client) -> None:
         follow=True,
     )
     page = response.content.decode()
-    assert "Te damos la bienvenida a Barajamos, alex." in page
+    assert "Te damos la bienvenida a Barajamos, \u2068alex\u2069." in page
     assert "Bienvenid" not in page

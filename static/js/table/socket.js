@@ -118,7 +118,8 @@ function connect() {
     ws = null;
     table.pending = false;
     if (table.state) applyPending();
-    if (event.code === 4401 || event.code === 4403) {
+    // Refused or closed for good (docs/protocol.md): said once, never retried.
+    if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
       denied = true;
       setConnected(true);
       notice(event.code === 4401 ? L.table.denied_login : L.table.denied);
