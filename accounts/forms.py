@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -29,6 +30,10 @@ def ban_message(user: User) -> str:
     if user.ban_reason.strip():
         message += " " + gettext("Motivo: %(reason)s") % {"reason": user.ban_reason.strip()}
     return message
+
+
+#: The longest username a new player may choose: names are read at the table, on a phone.
+USERNAME_MAX_LENGTH = 30
 
 
 def check_username(username: str, *, user_id: int | None = None) -> None:
@@ -120,10 +125,14 @@ class SignupForm(UserCreationForm):
         super().__init__(*args, **kwargs)
         username = self.fields["username"]
         username.label = _("Nombre de usuario")
+        # Others read it at the table: a new one is kept short (the model allows Django's 150).
+        username.max_length = USERNAME_MAX_LENGTH
+        username.widget.attrs["maxlength"] = str(USERNAME_MAX_LENGTH)
+        username.validators.append(MaxLengthValidator(USERNAME_MAX_LENGTH))
         username.help_text = _(
-            "Hasta 150 caracteres: letras, números y los signos @ . + - _ (sin espacios), con "
+            "Hasta %(n)d caracteres: letras, números y los signos @ . + - _ (sin espacios), con "
             "al menos una letra o una cifra. Con él entras en el sitio."
-        )
+        ) % {"n": USERNAME_MAX_LENGTH}
         username.widget.attrs["autocomplete"] = "username"
         self.fields["password1"].label = _("Contraseña")
         self.fields["password2"].label = _("Repite la contraseña")

@@ -77,7 +77,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user, backend=SIGNUP_BACKEND)
             messages.success(
-                request, _("¡Bienvenido a Barajamos, %(name)s!") % {"name": names.isolate(user)}
+                request,
+                _("Te damos la bienvenida a Barajamos, %(name)s.") % {"name": names.isolate(user)},
             )
             return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})

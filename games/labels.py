@@ -10,7 +10,7 @@ their own. Placeholders are ``{name}``, filled by :func:`fill` here and by the s
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.functional import Promise
@@ -38,7 +38,8 @@ PHASES: dict[str, Promise] = {
     "cancelada": _("Partida cancelada"),
 }
 
-#: The buttons of the acts (what the player does).
+#: The buttons of the acts (what the player does). A raise's button says it as players do
+#: (``SAID["raise"]``: «Dos más»).
 ACTS: dict[str, Promise] = {
     "mus": _("Mus"),
     "corto": _("Corto"),
@@ -48,24 +49,76 @@ ACTS: dict[str, Promise] = {
     "quiero": _("Quiero"),
     "no_quiero": _("No quiero"),
     "envido_open": _("Envido 2"),
-    "envido_quick": _("+2 → {n}"),
     "envido_chosen": _("Envido {n}"),
     "ordago": _("Órdago"),
     "repartir": _("Seguir"),
 }
 
-#: What a player said, in the speech bubbles and the logs (``raise``: an envido over a bet).
+#: What a player said, in the speech bubbles and the logs. A raise is said as the tantos it
+#: puts over the bet (``raise``, with ``{n}`` a number word: «Cinco más»), and the total it
+#: leaves on the table in small print (``raise_total``). ``clock``: an act the turn clock
+#: played for the player (RULES.md §8.2).
 SAID: dict[str, Promise] = {
     "mus": _("¡Mus!"),
     "corto": _("Corto"),
     "descarte": _("Cambia {n}"),
     "paso": _("Paso"),
     "envido": _("Envido {n}"),
-    "raise": _("Subo a {n}"),
+    "raise": _("{n} más"),
+    "raise_total": _("{n} en la mesa"),
     "ordago": _("¡Órdago!"),
     "quiero": _("Quiero"),
     "no_quiero": _("No quiero"),
     "ready": _("Listo"),
+    "clock": _("{said} (tiempo)"),
+}
+
+#: How players say small amounts («dos más», «cinco más»); larger ones are said in figures.
+NUMBERS: dict[str, Promise] = {
+    "1": _("Uno"),
+    "2": _("Dos"),
+    "3": _("Tres"),
+    "4": _("Cuatro"),
+    "5": _("Cinco"),
+    "6": _("Seis"),
+    "7": _("Siete"),
+    "8": _("Ocho"),
+    "9": _("Nueve"),
+    "10": _("Diez"),
+}
+
+#: The lance an órdago was played at, as a phrase.
+AT_LANCE: dict[str, Promise] = {
+    "grande": _("a la grande"),
+    "chica": _("a la chica"),
+    "pares": _("a pares"),
+    "juego": _("a juego"),
+    "punto": _("al punto"),
+}
+
+#: The parts of a lance's tantos at the recuento (the engine's ``breakdown``), each followed
+#: by its tantos: «deje 1 + duples de Maite 3 + par de Iñaki 1».
+PARTS: dict[str, Promise] = {
+    "deje": _("deje"),
+    "envite": _("envite"),
+    "paso": _("en paso"),
+    "par": _("par de {name}"),
+    "medias": _("medias de {name}"),
+    "duples": _("duples de {name}"),
+    "31": _("31 de {name}"),
+    "juego": _("juego de {name} ({points})"),
+    "punto": _("punto de {name} ({points})"),
+    "punto_bare": _("punto"),
+}
+
+#: The name of the combination a hand won a lance with.
+COMBOS: dict[str, Promise] = {
+    "par": _("par"),
+    "medias": _("medias"),
+    "duples": _("duples"),
+    "31": _("31"),
+    "juego": _("juego de {points}"),
+    "punto": _("{points} de punto"),
 }
 
 #: How a lance was settled (the engine's ``how``); ``querido_bet`` names the bet too.
@@ -98,6 +151,7 @@ TABLE: dict[str, Promise] = {
     "changed_title": _("Cartas cambiadas: {n} en el último descarte, {total} en esta mano"),
     "bet_none": _("Envite: —"),
     "bet": _("Envite: {n} · {name}"),
+    "bet_short": _("Envite: {n}"),
     "bet_ordago": _("¡Órdago! · {name}"),
     "turn_you": _("Tu turno"),
     "turn_of": _("Turno de {names}"),
@@ -106,6 +160,8 @@ TABLE: dict[str, Promise] = {
     "turn_discard": _("Descartando: {names}"),
     "deal_you": _("Pulsa «Seguir» cuando quieras la siguiente mano"),
     "deal_other": _("Esperando a que {name} pulse «Seguir»"),
+    "deal_others": _("Esperando a que {names} pulsen «Seguir»"),
+    "next_hand": _("Siguiente mano"),
     "seconds": _("{n} s"),
     "away": _("esperando… {n} s"),
     "away_bare": _("esperando…"),
@@ -121,10 +177,24 @@ TABLE: dict[str, Promise] = {
     "cancelled": _("La partida se ha cancelado."),
     "redirect": _("Volvéis a las mesas en {n} s…"),
     "rating_title": _("puntuación {n} en esta modalidad"),
+    "provisional": _("«?»: provisional, menos de 30 partidas puntuadas"),
     "sound_on": _("Sonido: sí"),
     "sound_off": _("Sonido: no"),
     "offline": _("Sin conexión con la mesa: reconectando…"),
     "denied": _("No puedes conectarte a esta mesa. Recarga la página o vuelve a entrar."),
+    "denied_login": _("Entra con tu cuenta para ver esta mesa."),
+    "log_in": _("Entrar"),
+    "unreachable": _(
+        "No hay manera de conectar con la mesa. Recarga la página para intentarlo otra vez."
+    ),
+    "cut_mano": _("{name} corta y pasa a ser mano: en la primera mano, quien corta es mano."),
+    "beat_title": _("Gana a {hand}"),
+    "hand_with": _("{name} ({combo})"),
+    "ordago_end": _("Órdago {lance}, querido: las cartas de {win} ganan a las de {beat}."),
+    "ordago_end_bare": _("Órdago {lance}, querido: ganan las cartas de {win}."),
+    "amount_open": _("Tantos"),
+    "amount_more": _("Tantos más"),
+    "unread": _("{n} sin leer"),
     "hand_of": _("Cartas de {name}"),
     "your_hand": _("Tus cartas"),
 }
@@ -144,6 +214,55 @@ def said(act: str, **params: object) -> str:
     return fill(SAID[act], **params) if act in SAID else act
 
 
+def number_word(n: object) -> str:
+    """How players say an amount: small ones in words («Cinco»), larger ones in figures."""
+    return str(NUMBERS[str(n)]) if str(n) in NUMBERS else str(n)
+
+
+def said_text(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """What one entry of a view's ``said`` reads like, and the small print beside it (a raise's
+    total on the table); the live table's ``saidText`` (format.js) says the same."""
+    act = str(entry.get("act"))
+    small = ""
+    if act == "descarte":
+        text = said(act, n=entry.get("n"))
+    elif act == "envido" and entry.get("more"):
+        text = said("raise", n=number_word(entry["more"]))
+        small = said("raise_total", n=entry.get("to"))
+    elif act == "envido":
+        text = said(act, n=entry.get("to"))
+    else:
+        text = said(act)
+    if entry.get("by") == "clock":
+        text = said("clock", said=text)
+    return text, small
+
+
+def combo_name(hand: Mapping[str, Any] | None) -> str:
+    """The combination a hand of the engine's ``breakdown`` won with («duples», «31»), or ""."""
+    if not hand or not hand.get("combo"):
+        return ""
+    combo = str(hand["combo"])
+    return fill(COMBOS.get(combo, combo), points=hand.get("points"))
+
+
+def hand_name(hand: Mapping[str, Any], names: Sequence[str]) -> str:
+    """A hand of the breakdown with its player's name: «Maite (duples)», or «Maite»."""
+    name = names[hand["seat"]]
+    combo = combo_name(hand)
+    return fill(TABLE["hand_with"], name=name, combo=combo) if combo else name
+
+
+def part_label(part: Mapping[str, Any], names: Sequence[str]) -> str:
+    """One part of a lance's tantos at the recuento, without its tantos: «duples de Maite»."""
+    kind = str(part.get("kind"))
+    seat = part.get("seat")
+    if kind == "punto" and seat is None:
+        kind = "punto_bare"
+    name = names[seat] if isinstance(seat, int) else ""
+    return fill(PARTS.get(kind, kind), name=name, points=part.get("points"))
+
+
 def _active(words: Mapping[str, Promise | str]) -> dict[str, str]:
     return {key: str(text) for key, text in words.items()}
 
@@ -156,6 +275,10 @@ def for_table() -> dict[str, Any]:
         "acts": _active(ACTS),
         "said": _active(SAID),
         "hows": _active(HOWS),
+        "numbers": _active(NUMBERS),
+        "at_lance": _active(AT_LANCE),
+        "parts": _active(PARTS),
+        "combos": _active(COMBOS),
         "cancel_reasons": _active(CANCEL_REASONS),
         "table": {**_active(TABLE), "card_back": back_name()},
     }

@@ -60,9 +60,42 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "online_count": presence.online_count(),
         "my_seat": services.live_seat_of(request.user) if request.user.is_authenticated else None,
         "modes": Mode.choices,
+        # Only the whole page has the forms (the polled part does not ask).
+        "default_mode": None if request.htmx else preferred_mode(request),
     }
     template = "games/lobby_live.html" if request.htmx else "games/lobby.html"
     return render(request, template, context)
+
+
+#: The mode new tables and practice offer to a player who has not played yet: most games online
+#: are played with 8 reyes.
+USUAL_MODE = Mode.OCHO_REYES
+
+
+#: Where the session keeps the mode of the last table the player created, joined or practised at.
+LAST_MODE = "mus_last_mode"
+
+
+def remember_mode(request: HttpRequest, table: Table) -> None:
+    request.session[LAST_MODE] = table.mode
+
+
+def preferred_mode(request: HttpRequest) -> str:
+    """The mode the player chose last (this browser's last table, else the last table they sat
+    at), so the lobby offers it again; USUAL_MODE for a newcomer."""
+    user = request.user
+    if request.session.get(LAST_MODE) in Mode.values:
+        return str(request.session[LAST_MODE])
+    if user.is_authenticated:
+        last = (
+            Seat.objects.filter(user=user)
+            .order_by("-table__created_at", "-table_id")
+            .values_list("table__mode", flat=True)
+            .first()
+        )
+        if last in Mode.values:
+            return str(last)
+    return str(USUAL_MODE)
 
 
 def _table_card(table: Table, ratings: Any) -> dict[str, Any]:
@@ -86,6 +119,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("lobby")
     services.remember_invitation(request.session, table)
+    remember_mode(request, table)
     return redirect(table)
 
 
@@ -204,9 +238,11 @@ def _posted_seat(request: HttpRequest) -> int:
 def sit(request: HttpRequest, table_id: int) -> HttpResponse:
     token = services.invitation(request.session, table_id)
     seat = _posted_seat(request)
-    return _service_post(
-        request, table_id, lambda: services.take_seat(request.user, table_id, seat, token)
-    )
+
+    def take() -> None:
+        remember_mode(request, services.take_seat(request.user, table_id, seat, token))
+
+    return _service_post(request, table_id, take)
 
 
 @login_required
@@ -249,6 +285,7 @@ def practice(request: HttpRequest) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("lobby")
     services.remember_invitation(request.session, table)
+    remember_mode(request, table)
     return redirect(table)
 
 

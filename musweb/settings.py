@@ -166,6 +166,8 @@ LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Madrid"
+# English dates as «1 Dec 2026», not Django's American 12/01/2026 (musweb/formats/en).
+FORMAT_MODULE_PATH = ["musweb.formats"]
 USE_I18N = True
 USE_TZ = True
 

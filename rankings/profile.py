@@ -49,12 +49,15 @@ def _chart_values(user: User) -> dict[str, list[float]]:
 
 
 def _totals_and_partner(user: User, include_private: bool) -> tuple[dict[str, Any], dict | None]:
-    """Games, wins, cancellations, órdagos and the most frequent partner: one query."""
+    """Games, wins, cancellations, órdagos and the most frequent partner: one query. Practice
+    games against bots are left out: unrated, they are not the player's record (and a bot is
+    nobody's partner)."""
     sql = f"""
         WITH mine AS (
             SELECT me.table_id, me.seat, t.status, t.winner_team, t.ended_by
               FROM games_seat me JOIN games_table t ON t.id = me.table_id
              WHERE me.user_id = %(user)s AND t.status IN (%(finished)s, %(cancelled)s)
+                   AND NOT t.practice
                    {"" if include_private else "AND NOT t.private"}
         ),
         totals AS (

@@ -55,6 +55,19 @@ def parse_mode(value: str | None, *, allow_all: bool = False) -> str:
     return "" if allow_all else DEFAULT_MODE
 
 
+def most_played_mode(user: Any) -> str | None:
+    """The mode in which ``user`` has played the most rated games (None: none yet): the ranking
+    opens on it."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        PlayerRating.objects.filter(user=user, games__gt=0)
+        .order_by("-games", "mode")
+        .values_list("mode", flat=True)
+        .first()
+    )
+
+
 def parse_page(value: str | None) -> int:
     try:
         page = int(value or 1)
@@ -193,6 +206,7 @@ class GameRow:
     seats: list[dict[str, Any] | None] = field(default_factory=lambda: [None] * 4)
     before: float | None = None
     after: float | None = None
+    practice: bool = False  # against bots: unrated and out of the statistics
 
     @property
     def url(self) -> str:
@@ -262,7 +276,7 @@ def _private_sql(viewer: Any, params: dict[str, Any]) -> str:
 # fetched with the game itself (one query per page, no ORM objects).
 _ROW_COLUMNS = """
     t.id, t.mode, t.private, t.rated, t.status, t.scores, t.winner_team, t.ended_by,
-    t.finished_at,
+    t.finished_at, t.practice,
     (SELECT json_agg(json_build_array(s.seat, u.username, u.display_name) ORDER BY s.seat)
        FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
       WHERE s.table_id = t.id) AS players
@@ -276,18 +290,20 @@ def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed
         fetched = cursor.fetchall()
     rows = []
     for record in fetched[:per_page]:
-        (pk, mode, private, rated, status, scores, winner, ended_by, finished_at, players) = record[
-            :10
-        ]
+        (pk, mode, private, rated, status, scores, winner, ended_by, finished_at, practice) = (
+            record[:10]
+        )
+        players = record[10]
         if isinstance(scores, str):
             scores = json.loads(scores)
         if isinstance(players, str):
             players = json.loads(players)
         row = GameRow(pk, mode, private, rated, status, scores, winner, ended_by, finished_at, None)
+        row.practice = practice
         for seat, username, display_name in players or []:
             row.seats[seat] = {"name": display_name or username, "url": profile_url(username)}
         if followed:
-            row.seat, change = record[10:12]
+            row.seat, change = record[11:13]
             if isinstance(change, str):
                 change = json.loads(change)
             if change:

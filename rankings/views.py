@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.vary import vary_on_headers
 
 from accounts.models import User
+from accounts.names import isolate
 from games import engine, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
@@ -38,7 +39,7 @@ def _query(**params: Any) -> str:
 
 @vary_on_headers("HX-Request")
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    mode = queries.parse_mode(request.GET.get("modo"))
+    mode = queries.parse_mode(request.GET.get("modo") or queries.most_played_mode(request.user))
     search = request.GET.get("q", "")
     established = request.GET.get("definitivos") == "1"
     page, search = queries.leaderboard(
@@ -152,12 +153,13 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     record = table.record
     if record:
         context["record_url"] = reverse("game_record", args=[table.pk])
+        # Isolated: the names go into sentences («duples de Maite»).
+        names = [isolate(p["user"].public_name) if p["user"] else "—" for p in players]
         try:
             context["hands"] = replay.hand_results(record)
             hand_no = _int(request.GET.get("mano"), 1)
-            hand_no = max(1, min(hand_no, len(record["hands"])))
-            hand_steps = len(record["hands"][hand_no - 1].get("actions") or [])
-            step = replay.step_at(record, hand_no, _int(request.GET.get("paso"), hand_steps))
+            # A replay opens at the deal: stepping through it should not give the hand away.
+            step = replay.step_at(record, hand_no, _int(request.GET.get("paso"), 0), names)
         except (engine.RecordError, IndexError, KeyError, TypeError, ValueError) as exc:
             context["replay_error"] = str(exc)
         else:
@@ -166,16 +168,29 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
             for said in step.said:
                 said["user"] = players[said["seat"]]["user"]
             context["step"] = step
+            # Seats as at the live table: the viewer's own (or the first) at the bottom, the
+            # partner at the top, the rivals at the sides.
+            base = next(
+                (p["seat"] for p in players if p["user"] and p["user"].pk == request.user.pk), 0
+            )
             context["step_players"] = [
                 {
                     **players[s],
+                    "pos": pos,
                     "cards": step.hands[s],
                     "mano": s == step.mano,
+                    "postre": s == step.postre,
                     "to_act": s in step.to_act,
                 }
-                for s in range(4)
+                for pos, s in zip(
+                    ("bottom", "right", "top", "left"),
+                    [(base + i) % 4 for i in range(4)],
+                    strict=True,
+                )
             ]
             context["current_hand"] = context["hands"][step.hand_no - 1]
+            if table.ended_by == "ordago":
+                context["ordago_end"] = replay.ordago_end(record, names)
             context["nav"] = _nav(step, [len(h.get("actions") or []) for h in record["hands"]])
     if _fragment(request):
         return render(request, "rankings/_replay.html", context)

@@ -22,10 +22,12 @@ from accounts.models import User
 from accounts.sessions import new_session_key as session_key
 from accounts.sessions import session_cookie
 from games import engine, services
+from games.engine.cards import CODE_TO_ID
 from games.models import Connection, Seat, Table
 from rankings import elo
 from rankings import services as rating_services
 from rankings.models import PlayerRating
+from tests.engine.support import parse, stacked_deck
 from tools.engine_bench import play_random_game, random_action
 
 __all__ = [
@@ -41,10 +43,12 @@ __all__ = [
     "make_players",
     "make_user",
     "play_out",
+    "play_steps",
     "record_for",
     "seat_all",
     "session_cookie",
     "session_key",
+    "stacked_table",
     "staff_with",
     "started_table",
 ]
@@ -128,6 +132,46 @@ def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> 
     Connection.objects.filter(process="tests", table=table).delete()
     table.refresh_from_db()
     return table
+
+
+class StackedDeal(random.Random):
+    """A generator that draws `mano` as the first mano and deals `hands` (seat -> "c1 c2 c3 c4")
+    when the game starts: `start_game`'s draw and shuffle, stacked."""
+
+    def __init__(self, hands: dict[int, str], mano: int) -> None:
+        super().__init__(0)
+        self.mano = mano
+        self.deck = [CODE_TO_ID[c] for c in stacked_deck(hands, mano)]
+
+    def randrange(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+        return self.mano
+
+    def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+        x[:] = self.deck
+
+
+def stacked_table(
+    players: list[User], hands: dict[int, str], mano: int = 0, mode: str = "4-reyes"
+) -> Table:
+    """``started_table`` with the first hand dealt as ``hands`` and ``mano`` as its mano."""
+    table = seat_all(players, mode)
+    Connection.objects.bulk_create(
+        Connection(channel=f"placeholder-{table.pk}-{p.pk}", process="tests", table=table, user=p)
+        for p in players
+    )
+    services.start_game(players[0], table.pk, StackedDeal(hands, mano))
+    Connection.objects.filter(process="tests", table=table).delete()
+    table.refresh_from_db()
+    return table
+
+
+def play_steps(table_id: int, *steps: str) -> Table:
+    """Play ``steps`` («2 envido 5», «1 descarte 12o 3c», «0 paso») at a started table through
+    games.services, one after the other."""
+    for step in steps:
+        table = Table.objects.get(pk=table_id)
+        services.apply_action(table, parse(step))
+    return Table.objects.get(pk=table_id)
 
 
 def ended_table(players: list[User], status: str = Table.Status.FINISHED, **kwargs: Any) -> Table:

@@ -11,7 +11,23 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .game import LANCES, PASO, QUERIDO, ActEntry, Game, TallyRow, legal_actions
+from .evaluate import HandEval
+from .game import (
+    JUEGO,
+    LANCES,
+    LLEVA,
+    NO_QUERIDO,
+    ORDAGO,
+    ORDER,
+    PARES,
+    PASO,
+    PUNTO,
+    QUERIDO,
+    ActEntry,
+    Game,
+    TallyRow,
+    legal_actions,
+)
 
 _SHOWN_PHASES = ("recuento", "terminada", "cancelada")
 
@@ -50,11 +66,17 @@ def _lances_so_far(game: Game) -> list[dict[str, Any]]:
 
 
 def said_entries(game: Game) -> list[dict[str, Any]]:
+    """What was said this hand, in order. An envido over a bet (a raise) also has ``more``: how
+    many tantos it put over the bet that stood (players say «cinco más», not the total)."""
     acts = game._acts
     if game.phase == "descarte" or (game.phase == "lance" and game._open_i < 0):
         acts = acts[: game._round_start]  # the simultaneous round in progress stays secret
     clock = game.clock_played(len(game._past)) if game._clock else frozenset()
     out = []
+    cur_lance = -1
+    standing = 0  # the bet the current round answers (0: none yet; MAX + 1: an órdago)
+    raised = 0  # the highest raise of the current round, which becomes the bet after it
+    answering = -1  # the team answering the bet
     for i, (seat, act, to, cards, lance) in enumerate(acts):
         e: dict[str, Any] = {"seat": seat, "act": act}
         if i in clock:
@@ -65,8 +87,26 @@ def said_entries(game: Game) -> list[dict[str, Any]]:
             e["n"] = len(cards)  # how many, never which
         if lance >= 0:
             e["lance"] = LANCES[lance]
+            if lance != cur_lance:
+                cur_lance, standing, raised, answering = lance, 0, 0, -1
+            if standing and seat & 1 != answering:
+                # The other team speaks: the round before was settled by a raise (a quiero or
+                # no quiero would have ended the lance), and the best raise stands now.
+                standing, raised, answering = raised, 0, seat & 1
+            if act in ("envido", "ordago"):
+                amount = _ORDAGO_KEY if to is None else to
+                if not standing:  # an opening bet: the other team answers it
+                    standing, answering = amount, 1 - (seat & 1)
+                else:
+                    if to is not None:
+                        e["more"] = to - standing
+                    raised = max(raised, amount)
         out.append(e)
     return out
+
+
+#: An órdago, where said_entries compares bets: above any amount.
+_ORDAGO_KEY = 41
 
 
 #: Per-seat counters of ``act_summary`` / ``view["history"]`` (docs/engine.md, "The view").
@@ -173,6 +213,112 @@ def history(game: Game) -> dict[str, Any]:
     return {"hands": len(game._past), "seats": seats}
 
 
+def _eligible(game: Game, lance: int) -> tuple[int, ...]:
+    """The seats that played ``lance`` in the current hand, in speaking order."""
+    if lance in (PARES, JUEGO):
+        answers = game._answers[0 if lance == PARES else 1]
+        if answers is None:
+            return ()
+        return LLEVA[game.mano][answers]
+    return ORDER[game.mano]
+
+
+#: HandEval fields by index (the engine keeps the evaluations as plain tuples).
+_F_PARES, _F_PARES_VALUE, _F_POINTS, _F_JUEGO_VALUE = map(
+    HandEval._fields.index, ("pares", "pares_value", "points", "juego_value")
+)
+#: The field that decides each lance (by lance index); punto compares the points.
+_STRENGTH: tuple[int, ...] = tuple(
+    HandEval._fields.index(f) for f in ("grande", "chica", "pares", "juego", "points")
+)
+_PARES_KINDS = ("", "par", "medias", "duples")
+
+
+def _best(game: Game, seats: Iterable[int], lance: int) -> int | None:
+    """The seat among ``seats`` (in speaking order) whose hand wins ``lance``: ties go to the
+    earlier speaker, as in the engine's recuento."""
+    field = _STRENGTH[lance]
+    best: int | None = None
+    top = -(10**9)
+    for s in seats:
+        v = game._evals[s][field]
+        if v > top:
+            best, top = s, v
+    return best
+
+
+def _hand(game: Game, seat: int, lance: int) -> dict[str, Any]:
+    """One seat's hand as it counts in ``lance``: the combination's name (pares: par, medias or
+    duples; juego: 31 or juego; punto) and its points for juego and punto."""
+    ev = game._evals[seat]
+    out: dict[str, Any] = {"seat": seat, "combo": None, "points": None}
+    if lance == PARES:
+        out["combo"] = _PARES_KINDS[ev[_F_PARES] // 100] or None
+    elif lance == JUEGO:
+        if ev[_F_JUEGO_VALUE]:
+            out["combo"] = "31" if ev[_F_POINTS] == 31 else "juego"
+            out["points"] = ev[_F_POINTS]
+    elif lance == PUNTO:
+        out["combo"], out["points"] = "punto", ev[_F_POINTS]
+    return out
+
+
+def breakdown(game: Game) -> list[dict[str, Any]] | None:
+    """How each lance's tantos add up, once the hands are shown (RULES.md §7): one entry per
+    row of ``view["lances"]``, in the same order.
+
+    ``parts``: ``{"kind", "tantos", "seat"?, "points"?}`` with kind ``deje`` (paid when the bet
+    was refused), ``envite`` (the bet, querido), ``paso`` (grande or chica en paso), ``par``,
+    ``medias``, ``duples`` (each pares of the winning pair), ``31``, ``juego`` (each juego of
+    it), ``punto``; their tantos add up to the row's ``tantos``. ``win``: the hand that won the
+    lance when the cards decided it (en paso, querido, órdago, or the best of the only pair
+    that lleva), with ``seat``, ``combo`` (par, medias, duples, 31, juego, punto or None) and
+    ``points``; ``beat``: the best hand of the other pair it beat, the same way (or None).
+    None before the hands are shown.
+    """
+    tally = game._tally
+    if game.phase not in _SHOWN_PHASES or tally is None or not game._evals:
+        return None
+    out = []
+    for lance, how, winner, _worth, _counted, bet, deje, bonus in tally:
+        parts: list[dict[str, Any]] = []
+        if deje:
+            parts.append({"kind": "deje", "tantos": deje})
+        win: dict[str, Any] | None = None
+        beat: dict[str, Any] | None = None
+        if winner is not None and how != NO_QUERIDO:
+            elig = _eligible(game, lance)
+            ours = [s for s in elig if s & 1 == winner]
+            seat = _best(game, ours, lance)
+            if seat is not None:
+                win = _hand(game, seat, lance)
+            if how in (PASO, QUERIDO, ORDAGO):
+                rival = _best(game, [s for s in elig if s & 1 != winner], lance)
+                beat = _hand(game, rival, lance) if rival is not None else None
+        if winner is not None and how == QUERIDO:
+            parts.append({"kind": "envite", "tantos": bet})
+        if winner is not None and bonus:
+            if lance in (PARES, JUEGO):
+                field = _F_PARES_VALUE if lance == PARES else _F_JUEGO_VALUE
+                for s in ORDER[game.mano]:
+                    value = game._evals[s][field]
+                    if s & 1 == winner and value:
+                        hand = _hand(game, s, lance)
+                        part = {"kind": hand["combo"], "tantos": value, "seat": s}
+                        if lance == JUEGO:
+                            part["points"] = hand["points"]
+                        parts.append(part)
+            elif lance == PUNTO:
+                part = {"kind": "punto", "tantos": bonus}
+                if win is not None:  # not when the bet was refused: nobody showed the punto
+                    part["seat"], part["points"] = win["seat"], win["points"]
+                parts.append(part)
+            else:
+                parts.append({"kind": "paso", "tantos": bonus})
+        out.append({"lance": LANCES[lance], "win": win, "beat": beat, "parts": parts})
+    return out
+
+
 def seat_view(game: Game, seat: int) -> dict[str, Any]:
     """The part of ``view(game, seat)`` only that seat sees (its ``"you"``); the rest of the view
     is the same for every seat and for spectators, so a server can build it once per move."""
@@ -236,6 +382,8 @@ def view(game: Game, seat: int | None) -> dict[str, Any]:
         "lances": _lances_so_far(game),
         "history": history(game),
         "hands": [game.hand_codes(s) for s in range(4)] if shown else None,
+        "deal_mano": game.deal_mano,
+        "breakdown": breakdown(game),
     }
 
 
@@ -243,6 +391,7 @@ __all__ = [
     "ACT_KEYS",
     "HISTORY_KEYS",
     "act_summary",
+    "breakdown",
     "history",
     "lance_entry",
     "said_entries",

@@ -171,3 +171,21 @@ def test_signup_with_the_csrf_token_works_under_enforced_checks() -> None:
     )
     assert response.status_code == 302
     assert User.objects.filter(username="pilar").exists()
+
+
+def test_a_new_username_is_kept_short_enough_to_read_at_a_table(client) -> None:
+    from accounts.forms import USERNAME_MAX_LENGTH
+
+    long_name = "FranciscoJavierDeLaSantisimaTrinidad"
+    assert len(long_name) > USERNAME_MAX_LENGTH
+    response = client.post(
+        "/cuentas/registro/",
+        {
+            "username": long_name,
+            "password1": "Clave-muy-segura-9",
+            "password2": "Clave-muy-segura-9",
+        },
+    )
+    assert response.status_code == 200
+    assert "max_length" in [e.code for e in response.context["form"].errors.as_data()["username"]]
+    assert f'maxlength="{USERNAME_MAX_LENGTH}"' in response.content.decode()

@@ -29,3 +29,8 @@ def logged_in_page(browser: Any, base_url: str, session_key: str, viewport: dict
     )
     page.js_errors = errors  # checked by the tests: no JS errors, no CSP violations
     return page
+
+
+def plain(text: str | None) -> str:
+    """Text as read, without the invisible isolates (FSI … PDI) around the names players chose."""
+    return (text or "").replace("\u2068", "").replace("\u2069", "")

@@ -14,9 +14,18 @@ from axe_playwright_python.sync_playwright import Axe
 from accounts.models import User
 from games import services
 from games.models import Table
-from tests.factories import finished_game, make_players, session_key, started_table
+from tests.factories import (
+    finished_game,
+    make_players,
+    play_steps,
+    session_key,
+    stacked_table,
+    started_table,
+)
 
 from .support import DESKTOP, PHONE, logged_in_page
+from .test_table_explains import HANDS as RECUENTO_HANDS
+from .test_table_explains import TO_RECUENTO
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -26,13 +35,20 @@ def site() -> dict[str, Any]:
     game = finished_game(players, winner=0, rate=True)
     live = started_table(make_players(["eneko", "fabiola", "gorka", "helena"]))
     waiting = services.create_table(make_players(["ines"])[0], "8-reyes")
+    # A hand at its recuento: the breakdown of each lance, the winning hands, «Seguir».
+    counted = make_players(["jone", "koldo", "leire", "mikel"])
+    recuento = stacked_table(counted, RECUENTO_HANDS, 0)
+    play_steps(recuento.pk, *TO_RECUENTO)
     viewer: User = players[0]
     return {
         "me": viewer.username,
         "key": session_key(viewer),
         "live_key": session_key(live.seats.get(seat=0).user),
+        "recuento_key": session_key(counted[0]),
         "game": game.pk,
+        "game_steps": len(game.record["hands"][0]["actions"]),
         "live": live.pk,
+        "recuento": recuento.pk,
         "waiting": waiting.pk,
     }
 
@@ -55,6 +71,8 @@ def test_no_page_has_an_accessibility_violation(live_site: str, browser: Any, or
         f"/jugadores/{data['me']}/",
         "/partidas/",
         f"/partidas/{data['game']}/?mano=1&paso=4",
+        f"/partidas/{data['game']}/",  # the replay at the deal
+        f"/partidas/{data['game']}/?mano=1&paso={data['game_steps']}",  # its recuento
         "/cuentas/ajustes/",
         f"/mesas/{data['waiting']}/",
         f"/mesas/{data['game']}/",  # the finished table, its result box
@@ -73,13 +91,21 @@ def test_no_page_has_an_accessibility_violation(live_site: str, browser: Any, or
         player.goto(f"{live_site}/mesas/{data['live']}/")
         player.locator(".seat .hand").first.wait_for(timeout=10_000)
         if language == "en":
-            assert "Tables" in player.inner_text(".site-header")
+            assert "Tables" in player.text_content(".site-header")  # (a phone folds the menu)
         found[f"the live table as a player {viewport['width']} {language}"] = violations(player)
+        # The recuento, spelled out; on a phone the log and chat tabs, the chat tab open.
+        counting = logged_in_page(browser, live_site, data["recuento_key"], viewport)
+        counting.goto(f"{live_site}/mesas/{data['recuento']}/")
+        counting.locator("#lances-center .parts-row").first.wait_for(timeout=10_000)
+        found[f"the recuento {viewport['width']} {language}"] = violations(counting)
+        if counting.locator("#tab-chat").is_visible():
+            counting.locator("#tab-chat").click()
+            found[f"the chat tab {viewport['width']} {language}"] = violations(counting)
         visitor = browser.new_context(viewport=viewport).new_page()
         visitor.context.add_cookies(
             [{"name": "django_language", "value": language, "url": live_site}]
         )
-        for path in anonymous:
+        for path in [*anonymous, f"/mesas/{data['live']}/"]:  # a public table, watched
             visitor.goto(f"{live_site}{path}")
             found[f"{path} anonymous {viewport['width']} {language}"] = violations(visitor)
     assert {where: v for where, v in found.items() if v} == {}

@@ -25,6 +25,7 @@ def test_chat_lines_reach_the_table_as_plain_text(
     for page in (ana, bruno):
         page.goto(f"{live_site}/mesas/{table.pk}/")
         page.wait_for_selector("#mus-table[data-connected='1']", timeout=20_000)
+    bruno.locator("#tab-chat").click()  # on a phone the chat is a tab
     ana.fill("#chat-input", "<b>hola</b> & buena suerte")
     ana.click("#chat-form button[type=submit]")
     line = bruno.locator("#chat-log li").last

@@ -103,7 +103,7 @@ def test_votes_in_progress_are_secret_even_from_the_partner():
     assert all(e["seat"] != 1 or e["act"] != "envido" for e in v["said"])
     g = play(g, "3 quiero")  # the round resolves: now everybody sees both votes
     said = view(g, 2)["said"]
-    assert {"seat": 1, "act": "envido", "to": 5, "lance": "grande"} in said
+    assert {"seat": 1, "act": "envido", "to": 5, "lance": "grande", "more": 3} in said
     assert {"seat": 3, "act": "quiero", "lance": "grande"} in said
 
 

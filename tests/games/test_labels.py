@@ -23,8 +23,10 @@ def test_the_table_gets_every_word_once_in_the_active_language() -> None:
         reasons = {code: str(label) for code, label in Table.CancelReason.choices}
     with translation.override("en"):
         english = labels.for_table()
-    assert spanish["acts"]["paso"] == "Paso" and english["acts"]["paso"] == "Pass"
-    assert spanish["said"]["raise"] == "Subo a {n}" and english["said"]["raise"] == "Raise to {n}"
+    # English keeps the calls in Spanish, as the English rules page does.
+    assert spanish["acts"]["paso"] == "Paso" and english["acts"]["paso"] == "Paso"
+    assert spanish["said"]["raise"] == "{n} más" and english["said"]["raise"] == "{n} more"
+    assert english["numbers"]["5"] == "Five" and english["hows"]["no_querido"] == "no querido"
     assert english["table"]["card_back"] == "face-down card"
     # A cancelled game's reason is a code: its words are the model's.
     assert spanish["cancel_reasons"] == reasons
@@ -38,6 +40,10 @@ def test_the_table_gets_every_word_once_in_the_active_language() -> None:
             "acts",
             "said",
             "hows",
+            "numbers",
+            "at_lance",
+            "parts",
+            "combos",
             "cancel_reasons",
             "table",
         }
@@ -51,5 +57,12 @@ def test_the_replay_says_what_the_table_says() -> None:
     with translation.override("en"):
         assert replay.said_label({"act": "descarte", "cards": ["1o", "5c"]}) == "Changes 2"
         assert replay.said_label({"act": "envido", "to": 5}) == labels.said("envido", n=5)
+        assert replay.said_label({"act": "paso", "by": "clock"}) == "Paso (time)"
+    with translation.override("es"):
+        assert labels.said_text({"act": "envido", "to": 7, "more": 5}) == (
+            "Cinco más",
+            "7 en la mesa",
+        )
+        assert labels.said_text({"act": "envido", "to": 30, "more": 12})[0] == "12 más"
         assert replay.said_label({"act": "no_quiero"}) == "No quiero"
         assert replay.said_label({"act": "nada"}) == "nada"  # an unknown act as it is

@@ -13,7 +13,7 @@ from accounts.models import User
 from games import services
 from games.models import Seat, Table
 from games.services.storage import compare_and_set
-from tests.factories import login, seat_all
+from tests.factories import finished_game, login, seat_all
 
 pytestmark = pytest.mark.django_db
 
@@ -266,7 +266,7 @@ def test_the_lobby_shows_each_seated_players_rating_in_the_tables_mode(
     card = card[: card.index("</li>")]
     # The 8-reyes rating, established (no «?»); a newcomer starts at 1500, provisional.
     assert ">1634<" in card and "1402" not in card
-    assert ">1500?<" in card
+    assert '>1500<abbr title="Provisional: menos de 30 partidas puntuadas">?</abbr><' in card
     bot_card = page[page.index(f'data-table="{with_bots.pk}"') :]
     bot_card = bot_card[: bot_card.index("</li>")]
     assert bot_card.count("seat-rating") == 1  # the host only: bots have no rating
@@ -326,3 +326,35 @@ def test_a_host_who_leaves_hands_the_table_to_a_person_not_a_bot(
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN
     assert table.host_id == guest.pk
+
+
+def checked_modes(page: str) -> list[str]:
+    import re
+
+    return re.findall(r'name="mode" value="([^"]+)" checked', page)
+
+
+def test_new_tables_and_practice_offer_the_mode_the_player_played_last(
+    make_user: Callable[..., User],
+) -> None:
+    player = make_user("lucia")
+    client = login(player)
+    # A newcomer is offered 8 reyes, the usual mode online, to create and to practise.
+    assert checked_modes(client.get("/").content.decode()) == ["8-reyes", "8-reyes"]
+    client.post("/mesas/nueva/", {"mode": "4-reyes"})
+    assert checked_modes(client.get("/").content.decode()) == []  # seated: no forms
+    client.post(f"/mesas/{Table.objects.get().pk}/levantarse/")
+    assert checked_modes(client.get("/").content.decode()) == ["4-reyes", "4-reyes"]
+    # Elsewhere (a new session): the mode of the last game they played.
+    four = [make_user(name) for name in ("marta", "nora", "olga", "pia")]
+    finished_game(four, "4-reyes")
+    assert checked_modes(login(four[0]).get("/").content.decode()) == ["4-reyes", "4-reyes"]
+
+
+def test_only_a_private_table_asks_whether_it_counts_for_the_ranking(
+    make_user: Callable[..., User],
+) -> None:
+    page = login(make_user()).get("/").content.decode()
+    # The box is there for a private table (shown by the styles when «Privada» is ticked).
+    assert 'class="choice private-only"><input type="checkbox" name="rated"' in page
+    assert 'class="form-help public-only"' in page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -171,11 +172,10 @@ def test_the_replay_steps_through_every_action_with_all_cards_visible(
     assert last.context["step"].scores == table.scores
     assert last.context["step"].phase == "terminada"
     assert last.context["nav"]["next"] is None
-    # Without parameters: the first hand, after its last action, with its lance results.
+    # Without parameters: the deal of the first hand, no lance played yet (nothing given away).
     default = client.get(url).context
-    assert default["step"].hand_no == 1
-    assert default["step"].step == len(first_hand["actions"])
-    assert default["current_hand"]["lances"]
+    assert (default["step"].hand_no, default["step"].step) == (1, 0)
+    assert default["step"].lances == []
     assert default["hands"][-1]["scores"] == table.scores
 
 
@@ -200,7 +200,8 @@ def test_the_replay_heads_what_was_said_with_the_lance_it_was_said_in(
             for entry in said:
                 current = entry["heading"] or current
                 assert (current != "Mus") == (entry["act"] in betting), (n, k, entry)
-    page = client.get(url, {"mano": 1}).content.decode()
+    page = client.get(url, {"mano": 1, "paso": len(table.record["hands"][0]["actions"])})
+    page = page.content.decode()
     assert 'class="rankings-said-lance">Mus</li>' in page
     assert re.search(r'class="rankings-said-lance">(Grande|Chica|Pares|Juego|Punto)</li>', page)
 
@@ -255,7 +256,7 @@ def test_the_game_page_and_history_speak_english_too(
     table = finished_game(four, winner=1, rate=True)
     page = client.get(reverse("game_detail", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en")
     text = page.content.decode()
-    assert "Pair B wins on points." in text and "Hand by hand" in text
+    assert "Pair B wins by reaching 40 tantos." in text and "Hand by hand" in text
     assert "Gana la pareja" not in text
     history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
     assert "Lost" in history.content.decode()
@@ -286,3 +287,70 @@ def test_the_game_page_says_how_much_a_game_against_new_players_counted(
     # The newcomers' partners are known, their rivals half: it counted half.
     assert "1500 → 1510 (+10)" in page and page.count("cuenta un 50 %") == 2
     assert 'id="damped-note"' in page and "provisional" in page
+
+
+def test_an_ordago_game_page_names_the_lance_and_the_hands_that_decided_it(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=1, ended_by="ordago")
+    page = client.get(reverse("game_detail", args=[table.pk])).content.decode()
+    assert "Gana la pareja B con un órdago." in page
+    end = re.search(r'class="rankings-ordago-end">([^<]+)<', page)
+    assert end and end.group(1).startswith("Órdago a")
+    assert "querido: las cartas de" in end.group(1)
+
+
+def test_english_dates_are_day_month_year(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    four = players(4)
+    when = datetime(2026, 12, 1, 18, 30, tzinfo=ZoneInfo("Europe/Madrid"))
+    table = finished_game(four, finished_at=when)
+    english = client.get(
+        reverse("game_detail", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "1 Dec 2026, 18:30" in english and "12/01/2026" not in english
+    history = client.get(HISTORY, {"jugador": four[0].username}, HTTP_ACCEPT_LANGUAGE="en")
+    assert "1 Dec 2026, 18:30" in history.content.decode()
+
+
+def test_the_replay_opens_at_the_deal_and_fills_the_lances_as_they_are_reached(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=0)
+    url = reverse("game_detail", args=[table.pk])
+    actions = table.record["hands"][0]["actions"]
+    seen: list[int] = []
+    for k in range(len(actions) + 1):
+        step = client.get(url, {"mano": 1, "paso": k}, **HTMX).context["step"]
+        seen.append(len(step.lances))
+        if not step.shown:
+            # Before the recuento a lance the cards decide does not say who won it.
+            assert all(not row["known"] for row in step.lances if row["winner"] is None)
+            assert all(row["parts"] == [] for row in step.lances)
+    assert seen[0] == 0 and seen == sorted(seen) and seen[-1] >= 4
+    last = client.get(url, {"mano": 1, "paso": len(actions)}, **HTMX).context["step"]
+    assert last.shown and any(row["won_by"] for row in last.lances)
+
+
+def test_the_replay_lays_the_seats_out_as_the_viewer_sat_and_marks_clock_plays(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    table = finished_game(four, winner=0)
+    record = copy.deepcopy(table.record)  # (finished_game shares its records between tests)
+    record["hands"][0]["actions"][0]["by"] = "clock"
+    Table.objects.filter(pk=table.pk).update(record=record)
+    url = reverse("game_detail", args=[table.pk])
+    login(four[1], client)
+    response = client.get(url, {"mano": 1, "paso": 1})
+    layout = {p["pos"]: p["seat"] for p in response.context["step_players"]}
+    assert layout == {"bottom": 1, "right": 2, "top": 3, "left": 0}  # partner at the top
+    said = response.context["step"].said[0]
+    assert said["clock"] and said["label"].endswith("(tiempo)")
+    assert 'class="latest by-clock"' in response.content.decode()

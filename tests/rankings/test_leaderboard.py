@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts.models import User
 from rankings import queries, services
 from rankings.models import PlayerRating
-from tests.factories import establish, finished_game
+from tests.factories import establish, finished_game, login
 
 pytestmark = pytest.mark.django_db
 
@@ -190,3 +190,16 @@ def test_a_searched_players_place_is_their_place_on_the_whole_ladder(
         assert {row.user_id: row.rank for row in found if row.user_id == user.pk} == (
             {user.pk: places[user.pk]} if user.pk in places else {}
         )
+
+
+def test_the_ranking_opens_on_the_mode_the_player_plays_most(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    finished_game(four, "8-reyes", rate=True)
+    finished_game(four, "8-reyes", rate=True)
+    finished_game(four, "4-reyes", rate=True)
+    assert client.get("/ranking/").context["mode"] == "4-reyes"  # a visitor: the first mode
+    login(four[0], client)
+    assert client.get("/ranking/").context["mode"] == "8-reyes"
+    assert client.get("/ranking/", {"modo": "4-reyes"}).context["mode"] == "4-reyes"

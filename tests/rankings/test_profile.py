@@ -100,3 +100,36 @@ def test_chart_coordinates_keep_a_decimal_point_on_spanish_pages(
     svg = page[page.index("<svg") : page.index("</svg>")]
     coordinates = re.findall(r'(?:x|y|x1|x2|y1|y2|cx|cy)="([^"]+)"', svg)
     assert coordinates and all("," not in c for c in coordinates)
+
+
+def test_practice_against_bots_stays_out_of_the_statistics_and_is_labelled_practice(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    me, bot_mate, bot_x, bot_y = players(4)
+    User.objects.filter(pk__in=[bot_mate.pk, bot_x.pk, bot_y.pk]).update(is_bot=True)
+    practice = finished_game([me, bot_x, bot_mate, bot_y], winner=0, practice=True, private=True)
+    # The player's own view and everybody else's agree: no games, no wins, no bot partner.
+    for viewer in (me, None):
+        context = profile_context(me, viewer)
+        assert context["rankings_totals"]["games"] == 0
+        assert context["rankings_totals"]["wins"] == 0
+        assert context["rankings_partner"] is None
+    login(me, client)
+    page = client.get(reverse("accounts:profile", args=[me.username])).content.decode()
+    row = page[page.index(reverse("game_detail", args=[practice.pk])) :]
+    row = row[: row.index("</li>")]
+    assert ">práctica<" in row and "privada" not in row and "sin puntuar" not in row
+
+
+def test_counts_on_the_profile_agree_in_number(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    four = players(4)
+    finished_game(four, winner=0, rate=True)
+    page = client.get(reverse("accounts:profile", args=[four[0].username])).content.decode()
+    assert "1 partida puntuada · 1 ganada ·" in page
+    assert "La última partida · mínimo" in page
+    english = client.get(
+        reverse("accounts:profile", args=[four[0].username]), HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "1 rated game · 1 won" in english and "Last 1 games" not in english

@@ -447,9 +447,10 @@ def test_a_practice_table_is_in_english(english_player: Client) -> None:
     page = english_page(
         english_player,
         started["Location"],
-        ["Us", "Them", "Pass", "Quiero", "No quiero", "Órdago", "Carry on", "Table chat", "Send"],
-        ["Nosotros", "Ellos", "Paso", "Repartir", "Tus jugadas", "Escribe a la mesa"],
+        # The calls stay in Spanish, as on the English rules page.
+        ["Us", "Them", "Paso", "Quiero", "No quiero", "Órdago", "Carry on", "Chat", "Send"],
+        ["Nosotros", "Ellos", "Seguir", "Tus jugadas", "Escribe a la mesa", "Tantos más"],
     )
     assert "Well played!" in page.chunks  # a quick chat phrase
     # What the table's scripts write comes from the page too, in English.
-    assert {"Your turn", "Raise to {n}", "Changes {n}", "face-down card"} <= set(page.chunks)
+    assert {"Your turn", "{n} more", "Changes {n}", "face-down card"} <= set(page.chunks)

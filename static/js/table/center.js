@@ -1,5 +1,6 @@
 // The middle of the felt and the side column: the lance strip, the phase, the bet, whose turn it
 // is, the lance-by-lance results and the log of what everybody said.
+import { comboName, handName } from "./felt.js";
 import { $, L, el, fmt, joinNames, lanceLabel } from "./format.js";
 
 function howText(l) {
@@ -17,10 +18,23 @@ function howText(l) {
   }
 }
 
+// One part of a lance's tantos at the recuento: «duples de Maite» and its tantos.
+function partLabel(p, ctx) {
+  const key = p.kind === "punto" && typeof p.seat !== "number" ? "punto_bare" : p.kind;
+  const name = typeof p.seat === "number" ? ctx.name(p.seat) : "";
+  return fmt(L.parts[key] || key, { name, points: p.points });
+}
+
+// The parts worth spelling out: more than one, or one that names a player's hand.
+const explains = (b) => !!b && (b.parts.length > 1 || b.parts.some((p) => typeof p.seat === "number"));
+
 function renderLances(tableEl, s, ctx, final) {
   const body = tableEl.querySelector("tbody");
   body.textContent = "";
-  for (const l of s.lances || []) {
+  const lances = s.lances || [];
+  const breakdown = (final && s.breakdown) || [];
+  lances.forEach((l, i) => {
+    const b = breakdown[i] && breakdown[i].lance === l.lance ? breakdown[i] : null;
     const tr = el("tr", `lance-row how-${l.how}`);
     tr.dataset.lance = l.lance;
     const th = el("th", null, lanceLabel(l.lance));
@@ -32,8 +46,16 @@ function renderLances(tableEl, s, ctx, final) {
     const known = final || (hasWinner && l.how === "no_querido");
     const winner = el("td", "winner", hasWinner ? ctx.teamName(l.winner) : "—");
     if (hasWinner) winner.classList.add(`side-${ctx.rel(l.winner) === 0 ? "us" : "them"}`);
+    if (b && b.win) {
+      // The hand that won it, named: «Maite · duples».
+      const combo = comboName(b.win);
+      const who = el("small", "won-by", combo ? `${ctx.name(b.win.seat)} · ${combo}` : ctx.name(b.win.seat));
+      if (b.beat) who.title = fmt(L.table.beat_title, { hand: handName(b.beat, ctx) });
+      winner.append(who);
+    }
     let tantos;
-    if (l.how === "no_jugado") tantos = el("td", "tantos", "—");
+    // Not played, or not reached (an órdago or a deje ended the game before the recuento).
+    if (l.how === "no_jugado" || (final && !hasWinner)) tantos = el("td", "tantos", "—");
     else if (l.how === "ordago") tantos = el("td", "tantos", L.table.tantos_ordago);
     else if (!known) tantos = el("td", "tantos pending", L.table.tantos_pending);
     else {
@@ -47,7 +69,21 @@ function renderLances(tableEl, s, ctx, final) {
     }
     tr.append(th, winner, tantos);
     body.append(tr);
-  }
+    if (explains(b)) {
+      // What the tantos add up to, so nobody has to do the sum: «deje 1 + duples de Maite 3».
+      const row = el("tr", "parts-row");
+      const cell = el("td", "parts");
+      cell.colSpan = 3;
+      b.parts.forEach((p, k) => {
+        if (k) cell.append(" + ");
+        const part = el("span", "part", `${partLabel(p, ctx)} `);
+        part.append(el("b", null, String(p.tantos)));
+        cell.append(part);
+      });
+      row.append(cell);
+      body.append(row);
+    }
+  });
 }
 
 function phaseLabel(s) {
@@ -71,6 +107,9 @@ export function renderCenter(s, ctx) {
   }
 
   $("phase-label").textContent = phaseLabel(s);
+  const cut = cutToMano(s);
+  const note = $("table-note");
+  note.textContent = cut !== null && s.phase === "lance" ? fmt(L.table.cut_mano, { name: ctx.name(cut) }) : "";
 
   const bet = $("bet");
   bet.hidden = s.phase !== "lance";
@@ -78,7 +117,14 @@ export function renderCenter(s, ctx) {
   bet.classList.toggle("ordago", !!(s.bet && s.bet.ordago));
   if (!s.bet) bet.textContent = L.table.bet_none;
   else if (s.bet.ordago) bet.textContent = fmt(L.table.bet_ordago, { name: ctx.name(s.bet.by_seat) });
-  else bet.textContent = fmt(L.table.bet, { n: s.bet.amount, name: ctx.name(s.bet.by_seat) });
+  else {
+    // The short form for a narrow centre: the bubble says who bet.
+    bet.textContent = "";
+    bet.append(
+      el("span", "bet-long", fmt(L.table.bet, { n: s.bet.amount, name: ctx.name(s.bet.by_seat) })),
+      el("span", "bet-short", fmt(L.table.bet_short, { n: s.bet.amount })),
+    );
+  }
 
   const T = L.table;
   const mine = ctx.me !== null && ctx.turn.includes(ctx.me);
@@ -90,8 +136,13 @@ export function renderCenter(s, ctx) {
   else if (s.phase === "lance") {
     if (s.bet) text = mine ? T.turn_answer_you : fmt(T.turn_answer, { names: joinNames(others) });
     else text = mine ? T.turn_you : fmt(T.turn_of, { names: joinNames(others) });
-  } else if (s.phase === "recuento" && ctx.turn.length)
-    text = ctx.by.repartir ? T.deal_you : fmt(T.deal_other, { name: ctx.name(ctx.turn[0]) });
+  } else if (s.phase === "recuento" && ctx.turn.length) {
+    // «Seguir»: the next hand comes when everybody has pressed it, or when the clock runs out.
+    const waiting = ctx.turn.filter((seat) => seat !== ctx.me).map(ctx.name);
+    if (ctx.by.repartir) text = T.deal_you;
+    else if (waiting.length === 1) text = fmt(T.deal_other, { name: waiting[0] });
+    else text = fmt(T.deal_others, { names: joinNames(waiting) });
+  }
   $("turn-text").textContent = text;
   $("turn-msg").classList.toggle("mine", mine && ctx.legal.length > 0);
 
@@ -102,22 +153,38 @@ export function renderCenter(s, ctx) {
   $("side-lances").classList.toggle("empty", ctx.shown || !(s.lances || []).length);
 }
 
+// Who became mano in the first hand by cutting (RULES.md §4: whoever says «corto» in the first
+// hand is mano), or null: the badge moving is not enough to tell it.
+export function cutToMano(s) {
+  if (s.hand_no !== 1 || typeof s.deal_mano !== "number" || s.mano === s.deal_mano) return null;
+  return s.mano;
+}
+
 export function renderLog(s, ctx, said) {
   const log = $("log");
-  const key = JSON.stringify([s.hand_no, s.said, s.seats && s.seats.map((x) => x && x.name)]);
-  if (log.dataset.key === key) return;
+  const key = JSON.stringify([s.hand_no, s.said, s.mano, s.seats && s.seats.map((x) => x && x.name)]);
+  if (log.dataset.key === key) return false;
+  const fresh = log.dataset.key !== undefined;
   log.dataset.key = key;
+  const before = log.querySelectorAll(".log-entry, .log-note").length;
   log.textContent = "";
+  const cut = cutToMano(s);
   let group;
-  for (const { e, text } of said) {
+  for (const { e, text, small } of said) {
     const g = e.lance || "mus";
     if (g !== group) {
       group = g;
       log.append(el("li", "log-head", g === "mus" ? L.phases.mus : lanceLabel(g)));
     }
     const li = el("li", `log-entry side-${ctx.rel(e.seat % 2) === 0 ? "us" : "them"}`);
+    if (e.by === "clock") li.classList.add("by-clock");
     li.append(el("b", null, ctx.name(e.seat)), " ", text);
+    if (small) li.append(" ", el("small", null, small));
     log.append(li);
+    if (cut !== null && e.act === "corto" && e.seat === cut)
+      log.append(el("li", "log-note", fmt(L.table.cut_mano, { name: ctx.name(cut) })));
   }
   log.scrollTop = log.scrollHeight;
+  const after = log.querySelectorAll(".log-entry, .log-note").length;
+  return fresh && after > before ? after - before : 0;
 }

@@ -1,9 +1,10 @@
 // The table's chat: plain text only, always through textContent, never as HTML.
 import { table } from "./context.js";
 import { $, el } from "./format.js";
+import { arrived } from "./side.js";
 import { sendChat } from "./socket.js";
 
-export function addChat(line) {
+export function addChat(line, { live = true } = {}) {
   const log = $("chat-log");
   if (!log || (line.id && log.querySelector(`[data-id="${Number(line.id)}"]`))) return;
   const item = document.createElement("li");
@@ -20,11 +21,12 @@ export function addChat(line) {
   log.append(item);
   while (log.children.length > 100) log.firstElementChild.remove();
   log.scrollTop = log.scrollHeight;
+  if (live) arrived("side-chat", 1);
 }
 
 export function showHistory(lines) {
   $("chat-log").replaceChildren();
-  for (const line of lines) addChat(line);
+  for (const line of lines) addChat(line, { live: false });
 }
 
 function say(text) {

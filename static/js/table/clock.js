@@ -9,7 +9,7 @@ export function tick() {
   if (!state) return;
   const T = L.table;
   const now = Date.now() + table.skew;
-  const total = state.turn_seconds || 30;
+  const total = (state.phase === "recuento" && state.recuento_seconds) || state.turn_seconds || 30;
   const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
   const left = Number.isFinite(deadline) ? Math.max(0, (deadline - now) / 1000) : null;
   const ctx = context(state);
@@ -26,6 +26,11 @@ export function tick() {
     $("clock-num").textContent = fmt(T.seconds, { n: Math.ceil(left) });
     clock.classList.toggle("urgent", left <= 5);
   }
+  // The bar of the player whose turn it is counts down too (it may be all they see on a phone).
+  const bar = $("bar-clock");
+  const mine = running && ctx.me !== null && ctx.turn.includes(ctx.me);
+  bar.textContent = mine ? fmt(T.seconds, { n: Math.ceil(left) }) : "";
+  bar.classList.toggle("urgent", mine && left <= 5);
   for (let seat = 0; seat < 4; seat++) {
     const box = seatEls[ctx.pos(seat)];
     if (!box) continue;

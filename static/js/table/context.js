@@ -20,7 +20,10 @@ export const table = {
   skew: 0, // server clock minus browser clock, from each state's `now`
   cancelAt: null, // when a cancelled game sends its players back to the lobby
   selected: new Set(), // the cards picked for the discard
-  chosen: { key: "", value: 0 }, // the envido amount picked, per lance and range
+  chosen: { key: "", value: 0, over: 0 }, // the envido amount picked (over the bet standing)
+  confirmOrdago: false, // «Órdago» pressed once: its second step is showing
+  moreOpen: false, // the amount chooser unfolded (it folds away on a phone)
+  drawn: false, // a state has been drawn (the next ones are changes the player sees happen)
 };
 
 export function context(s) {
@@ -37,7 +40,7 @@ export function context(s) {
     if (me === null) return team === 0 ? L.table.team_a : L.table.team_b;
     return rel(team) === 0 ? L.table.us : L.table.them;
   };
-  // Whose turn it is, as the server says (at the recuento: who deals the next hand).
+  // Whose turn it is, as the server says (at the recuento: who has not pressed «Seguir» yet).
   const turn = LIVE.includes(s.phase) || s.phase === "recuento" ? s.to_act || [] : [];
   const legal = (s.you && s.you.legal) || [];
   return {

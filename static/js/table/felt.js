@@ -1,7 +1,7 @@
 // The felt: the score, the four seats (names, clocks' places, speech bubbles, chips) and the
 // cards, face up only where the state shows them.
 import { SHOWN, root, seatEls, table } from "./context.js";
-import { $, L, el, fmt, isolate, readJSON } from "./format.js";
+import { $, L, el, fmt, isolate, lanceLabel, readJSON, saidText } from "./format.js";
 
 const cardData = readJSON("card-data") || {}; // every card's image and name, from the page
 const seatRatings = readJSON("seat-ratings") || {}; // seat → «1523?» (people only, not bots)
@@ -27,50 +27,41 @@ function cardImg(code) {
 }
 
 // -- speech -----------------------------------------------------------------------------------
-function saidText(e, raise) {
-  switch (e.act) {
-    case "descarte":
-      return fmt(L.said.descarte, { n: e.n });
-    case "envido":
-      return fmt(raise ? L.said.raise : L.said.envido, { n: e.to });
-    case "mus":
-    case "corto":
-    case "paso":
-    case "ordago":
-    case "quiero":
-    case "no_quiero":
-      return L.said[e.act];
-    default:
-      return e.act;
-  }
-}
-
-// The said list with each bet marked as an opening or a raise.
+// The said list with each entry's words (a raise as players say it, «Cinco más»).
 export function annotatedSaid(s) {
-  const out = [];
-  const betIn = new Set();
-  for (const e of s.said || []) {
-    let raise = false;
-    if (e.act === "envido" || e.act === "ordago") {
-      raise = betIn.has(e.lance);
-      betIn.add(e.lance);
-    }
-    out.push({ e, text: saidText(e, raise) });
-  }
-  return out;
+  return (s.said || []).map((e) => ({ e, ...saidText(e) }));
 }
 
 function bubbles(s, said) {
   const out = [null, null, null, null];
+  const put = (seat, b) => {
+    out[seat] = b;
+  };
   if (s.phase === "mus" || s.phase === "descarte") {
-    for (const { e, text } of said) if (!e.lance) out[e.seat] = { text, act: e.act };
+    for (const b of said) if (!b.e.lance) put(b.e.seat, b);
     if (s.phase === "descarte")
-      for (const seat of s.discarded || []) out[seat] = { text: L.said.ready, act: "ready" };
+      for (const seat of s.discarded || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
+  } else if (s.phase === "recuento") {
+    // Who has pressed «Seguir» already.
+    for (const seat of s.ready || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
   } else if (s.phase === "lance") {
-    for (const { e, text } of said) if (e.lance === s.lance) out[e.seat] = { text, act: e.act };
-    if (s.bet) for (const seat of s.bet.votes || []) out[seat] = { text: L.said.ready, act: "ready" };
+    for (const b of said) if (b.e.lance === s.lance) put(b.e.seat, b);
+    if (s.bet)
+      for (const seat of s.bet.votes || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
   }
   return out;
+}
+
+// The name of the combination a hand won a lance with («duples», «31», «27 de punto»).
+export function comboName(hand) {
+  if (!hand || !hand.combo) return "";
+  return fmt(L.combos[hand.combo] || hand.combo, { points: hand.points });
+}
+
+// A hand of the breakdown (`{seat, combo, points}`) named: «Maite (duples)», or «Maite».
+export function handName(hand, ctx) {
+  const combo = comboName(hand);
+  return combo ? fmt(L.table.hand_with, { name: ctx.name(hand.seat), combo }) : ctx.name(hand.seat);
 }
 
 // -- drawing ----------------------------------------------------------------------------------
@@ -95,14 +86,29 @@ function handCodes(s, ctx, seat) {
   return null; // face down
 }
 
-function renderHand(box, s, ctx, seat) {
+// Which cards arrive with this state, per seat (indexes into the hand drawn): all four at a
+// new deal, the changed ones when a discard round is complete. None when the page opens.
+export function arrivals(prev, s) {
+  const none = [[], [], [], []];
+  if (!prev || !s || SHOWN.includes(s.phase)) return none;
+  if (s.hand_no !== prev.hand_no && s.phase === "mus") return none.map(() => [0, 1, 2, 3]);
+  if (prev.hand_no === s.hand_no && prev.phase === "descarte" && s.phase !== "descarte") {
+    const last = (s.changed && s.changed.last) || [0, 0, 0, 0];
+    return last.map((n) => Array.from({ length: n }, (_, i) => 3 - i));
+  }
+  return none;
+}
+
+function renderHand(box, s, ctx, seat, arriving) {
   const { selected } = table;
   const codes = handCodes(s, ctx, seat);
   const mine = seat === ctx.me && !ctx.shown;
   const selectable = mine && !!ctx.by.descarte && !table.pending;
   const key = JSON.stringify([codes, mine, selectable, ctx.shown, [...selected]]);
-  if (box.dataset.key === key) return;
+  if (box.dataset.key === key && !arriving.length) return;
+  const before = box.dataset.codes ? JSON.parse(box.dataset.codes) : null;
   box.dataset.key = key;
+  box.dataset.codes = JSON.stringify(codes);
   box.textContent = "";
   box.classList.toggle("mine", mine);
   box.classList.toggle("face-up", !!codes);
@@ -111,11 +117,21 @@ function renderHand(box, s, ctx, seat) {
     "aria-label",
     seat === ctx.me ? L.table.your_hand : fmt(L.table.hand_of, { name: ctx.name(seat) }),
   );
+  // A card that arrives slides in (styles leave it still for who prefers reduced motion). The
+  // player's own new cards are the ones not held before; the others' are counted.
+  const fresh = (code, i) =>
+    code && before && arriving.length && arriving.length < 4 ? !before.includes(code) : arriving.includes(i);
+  const mark = (img, code, i) => {
+    if (!fresh(code, i)) return img;
+    img.classList.add("arrive");
+    img.style.setProperty("--i", String(i));
+    return img;
+  };
   if (codes === null) {
-    for (let i = 0; i < 4; i++) box.append(cardImg(null));
+    for (let i = 0; i < 4; i++) box.append(mark(cardImg(null), null, i));
     return;
   }
-  for (const code of codes) {
+  codes.forEach((code, i) => {
     if (mine) {
       const btn = el("button", "card-btn");
       btn.type = "button";
@@ -123,19 +139,21 @@ function renderHand(box, s, ctx, seat) {
       btn.disabled = !selectable;
       btn.setAttribute("aria-pressed", selected.has(code) ? "true" : "false");
       btn.classList.toggle("picked", selected.has(code));
-      btn.append(cardImg(code));
+      btn.append(mark(cardImg(code), code, i));
       box.append(btn);
     } else {
-      box.append(cardImg(code));
+      box.append(mark(cardImg(code), code, i));
     }
-  }
+  });
 }
 
-export function renderSeats(s, ctx, said) {
+export function renderSeats(s, ctx, said, arriving = [[], [], [], []]) {
   const talk = bubbles(s, said);
   const changed = (s.changed && s.changed.last) || [0, 0, 0, 0];
   const changedTotal = (s.changed && s.changed.total) || [0, 0, 0, 0];
   const answers = s.answers || {};
+  const wins = [[], [], [], []];
+  if (ctx.shown) for (const b of s.breakdown || []) if (b.win) wins[b.win.seat].push(b);
   for (let seat = 0; seat < 4; seat++) {
     const box = seatEls[ctx.pos(seat)];
     if (!box) continue;
@@ -149,17 +167,25 @@ export function renderSeats(s, ctx, said) {
     const away = !!(info && info.away_until && !info.connected);
     box.classList.toggle("away", away);
 
+    // Long names are cut short on the felt; the whole name is in the title and a tap shows it.
     const nameEl = box.querySelector(".seat-name");
-    nameEl.textContent = "";
-    nameEl.append(info ? el("bdi", null, info.name) : "—");
-    nameEl.title = info ? isolate(info.name) : "";
+    const full = info ? info.name : "—";
     const rating = info && seatRatings[seat];
-    if (rating) {
-      nameEl.append(" ", el("span", "seat-elo", rating));
-      nameEl.title = `${isolate(info.name)} · ${fmt(L.table.rating_title, { n: rating })}`;
+    const nameKey = JSON.stringify([full, rating, seat === ctx.me]);
+    if (nameEl.dataset.key !== nameKey) {
+      nameEl.dataset.key = nameKey;
+      nameEl.textContent = "";
+      nameEl.append(el("bdi", "seat-name-text", full));
+      let title = rating ? `${isolate(full)} · ${fmt(L.table.rating_title, { n: rating })}` : isolate(full);
+      if (rating && rating.endsWith("?")) title += ` (${L.table.provisional})`;
+      nameEl.title = title;
+      if (rating) nameEl.append(el("span", "seat-elo", rating));
+      if (seat === ctx.me) nameEl.append(el("span", "badge you", L.table.you));
     }
-    if (seat === ctx.me) nameEl.append(" ", el("span", "badge you", L.table.you));
-    box.querySelector(".mano-chip").hidden = !(s.mano === seat && s.phase !== "cancelada");
+    const live = s.phase !== "cancelada" && typeof s.mano === "number";
+    box.querySelector(".mano-chip").hidden = !(live && s.mano === seat);
+    // The postre speaks last: the seat before the mano.
+    box.querySelector(".postre-chip").hidden = !(live && (s.mano + 3) % 4 === seat);
 
     const awayEl = box.querySelector(".seat-away");
     awayEl.hidden = !away;
@@ -171,12 +197,23 @@ export function renderSeats(s, ctx, said) {
     bubble.hidden = !b;
     bubble.parentElement.hidden = !b;
     bubble.textContent = b ? b.text : "";
-    bubble.className = `bubble${b ? ` said-${b.act}` : ""}`;
+    if (b && b.small) bubble.append(" ", el("small", "bubble-total", b.small));
+    bubble.className = `bubble${b ? ` said-${b.e.act}` : ""}${b && b.e.by === "clock" ? " by-clock" : ""}`;
 
-    renderHand(box.querySelector(".hand"), s, ctx, seat);
+    renderHand(box.querySelector(".hand"), s, ctx, seat, arriving[seat]);
 
     const chips = box.querySelector(".chips");
     chips.textContent = "";
+    const won = wins[seat];
+    box.querySelector(".hand").classList.toggle("won", won.length > 0);
+    if (won.length) {
+      // At the recuento: the lances this hand won, with the combination it won them with.
+      for (const w of won) {
+        const combo = comboName(w.win);
+        chips.append(el("span", "chip won", combo ? `${lanceLabel(w.lance)} · ${combo}` : lanceLabel(w.lance)));
+      }
+      continue;
+    }
     if (changed[seat] > 0 && !SHOWN.includes(s.phase)) {
       const chip = el("span", "chip changed", fmt(L.table.changed, { n: changed[seat] }));
       chip.title = fmt(L.table.changed_title, { n: changed[seat], total: changedTotal[seat] });
@@ -190,4 +227,12 @@ export function renderSeats(s, ctx, said) {
       if (Array.isArray(list)) chips.append(el("span", `chip ${list[seat] ? "yes" : "no"}`, list[seat] ? yes : no));
     }
   }
+}
+
+// A tap on a name cut short shows it whole (a phone has no hover for the title).
+export function bindNames() {
+  root.addEventListener("click", (event) => {
+    const name = event.target.closest(".seat-name");
+    if (name) name.classList.toggle("full");
+  });
 }

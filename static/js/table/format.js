@@ -14,13 +14,18 @@ export function readJSON(id) {
 }
 
 const words = readJSON("table-labels") || {};
-// The words by group: lances, phases, acts, said, hows, cancel_reasons and table (the rest).
+// The words by group: lances, phases, acts, said, hows, numbers, at_lance, parts, combos,
+// cancel_reasons and table (the rest).
 export const L = {
   lances: words.lances || {},
   phases: words.phases || {},
   acts: words.acts || {},
   said: words.said || {},
   hows: words.hows || {},
+  numbers: words.numbers || {},
+  at_lance: words.at_lance || {},
+  parts: words.parts || {},
+  combos: words.combos || {},
   cancel_reasons: words.cancel_reasons || {},
   table: words.table || {},
 };
@@ -50,6 +55,31 @@ export const el = (tag, className, text) => {
 };
 
 export const lanceLabel = (name) => L.lances[name] || name;
+
+// How players say an amount: small ones in words («Cinco»), larger ones in figures.
+export const numberWord = (n) => L.numbers[String(n)] || String(n);
+
+// What one entry of the state's `said` reads like (games.labels.said_text says the same for the
+// replay): `text`, and `small`, the print beside it (a raise's total on the table).
+export function saidText(e) {
+  let text;
+  let small = "";
+  switch (e.act) {
+    case "descarte":
+      text = fmt(L.said.descarte, { n: e.n });
+      break;
+    case "envido":
+      if (e.more) {
+        text = fmt(L.said.raise, { n: numberWord(e.more) });
+        small = fmt(L.said.raise_total, { n: e.to });
+      } else text = fmt(L.said.envido, { n: e.to });
+      break;
+    default:
+      text = Object.hasOwn(L.said, e.act) ? L.said[e.act] : String(e.act);
+  }
+  if (e.by === "clock") text = fmt(L.said.clock, { said: text });
+  return { text, small };
+}
 
 let toastTimer = null;
 export function toast(text) {

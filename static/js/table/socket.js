@@ -11,6 +11,12 @@ let pingTimer = null;
 let pendingTimer = null;
 let denied = false;
 let everOpen = false;
+let failedOpens = 0; // attempts in a row that never opened
+let everOpened = false; // this page's socket has been open at least once
+
+// A socket that never opens (refused during the handshake: the browser sees no close code)
+// stops being retried after this many attempts, and the page says so instead.
+const MAX_FAILED_OPENS = 4;
 let handlers = {};
 
 const isOpen = () => !!ws && ws.readyState === WebSocket.OPEN;
@@ -53,6 +59,20 @@ export function sendChat(text) {
   return true;
 }
 
+// Said once and left on the page: why the table does not move (and, when an account is what
+// is missing, where to log in).
+function notice(text) {
+  const box = $("table-notice");
+  box.textContent = text;
+  if (text === L.table.denied_login && root.dataset.loginUrl) {
+    const link = document.createElement("a");
+    link.href = root.dataset.loginUrl;
+    link.textContent = L.table.log_in;
+    box.append(" ", link);
+  }
+  box.hidden = false;
+}
+
 function connect() {
   clearTimeout(retryTimer);
   retryTimer = null;
@@ -60,9 +80,14 @@ function connect() {
   const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
   const socket = new WebSocket(`${proto}//${window.location.host}${root.dataset.wsPath}`);
   ws = socket;
+  let opened = false;
   socket.addEventListener("open", () => {
+    opened = true;
+    everOpened = true;
     everOpen = true;
+    failedOpens = 0;
     retries = 0;
+    $("table-notice").hidden = true;
     setConnected(true);
     clearInterval(pingTimer);
     pingTimer = setInterval(() => {
@@ -93,10 +118,22 @@ function connect() {
     ws = null;
     table.pending = false;
     if (table.state) applyPending();
-    if (event.code === 4401 || event.code === 4403) {
+    // Refused or closed for good (docs/protocol.md): said once, never retried.
+    if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
       denied = true;
       setConnected(true);
-      toast(L.table.denied);
+      notice(event.code === 4401 ? L.table.denied_login : L.table.denied);
+      return;
+    }
+    if (!opened) failedOpens += 1;
+    // A refused handshake reaches the browser without its close code. A visitor who is not
+    // logged in is refused only a table that needs an account; anybody else, after a few tries,
+    // is told the table cannot be reached.
+    const anonymous = root.dataset.anonymous === "1";
+    if (failedOpens >= (anonymous && !everOpened ? 2 : MAX_FAILED_OPENS)) {
+      denied = true;
+      setConnected(true);
+      notice(anonymous && !everOpened ? L.table.denied_login : L.table.unreachable);
       return;
     }
     everOpen = true;
