@@ -4,7 +4,8 @@ Following is one-way and needs nobody's consent: the players you follow are your
 lobby shows those online, and you may invite them). Blocking a player ends any following between
 you two; while it lasts neither of you can invite the other or follow them, and you are shown no
 chat line of theirs. The games app asks these functions; the table sockets of the blocker hear of
-every change (`BLOCKS_CHANGED` on `blocks_group`), so a block takes effect at once in the chat.
+every change (`BLOCKS_CHANGED` on the player's group, `sockets.user_group`), so a block takes
+effect at once in the chat.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from . import sockets
 from .models import Block, Follow, User
 
-#: The group message telling a player's table sockets whom they block now; carries `blocked`,
-#: a list of player ids. The table consumer handles it as `blocks_changed`.
+#: The group message telling a player's sockets whom they block now; carries `blocked`, a list
+#: of player ids. The table consumer handles it as `blocks_changed` (every consumer in the
+#: player's group must handle it).
 BLOCKS_CHANGED = "blocks.changed"
 
 
@@ -31,11 +34,6 @@ class RelationError(Exception):
         super().__init__(str(message))
         self.code = code
         self.message = message
-
-
-def blocks_group(user_id: int) -> str:
-    """The table sockets of one player, told whom that player blocks."""
-    return f"blocks-{user_id}"
 
 
 def _check_other(user: User, other: User, *, self_message: Any) -> None:
@@ -92,7 +90,7 @@ def _tell_sockets(user_id: int) -> None:
         layer = get_channel_layer()
         if layer is not None:
             message = {"type": BLOCKS_CHANGED, "blocked": sorted(blocked_ids(user_id))}
-            async_to_sync(layer.group_send)(blocks_group(user_id), message)
+            async_to_sync(layer.group_send)(sockets.user_group(user_id), message)
 
     transaction.on_commit(send)
 
