@@ -136,7 +136,7 @@ def pending_for(user_id: int) -> list[Invitation]:
 def _lock(user: User, invitation_id: int) -> Invitation:
     """The recipient's pending invitation, locked; refused if it is not theirs to answer."""
     invitation = (
-        Invitation.objects.select_for_update()
+        Invitation.objects.select_for_update(of=("self",))
         .filter(pk=invitation_id, recipient=user)
         .select_related("sender", "table")
         .first()
