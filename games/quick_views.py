@@ -13,11 +13,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts import relations
 from accounts.models import User
 
 from . import services
-from .models import Invitation
-from .services import invitations, player_live, queue
+from .models import QueuedPlayer, Seat, Table
+from .services import invitations, player_live, presence, queue
 
 
 @login_required
@@ -115,12 +116,45 @@ def decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
     return HttpResponse(status=204) if quiet else _back(request)
 
 
-def quick_context(request: HttpRequest) -> dict[str, Any]:
-    """The lobby's quick play panel and friends (for a signed-in player)."""
-    user = request.user
-    end = queue.dodge_suspended_until(user)
-    return {
-        "queue_suspension": queue.dodge_message(end) if end else None,
-        "queue_state": player_live.queue_state(user)["type"],
-        "invitation_kinds": Invitation.Kind,
+def lobby_context(request: HttpRequest, my_seat: Seat | None) -> dict[str, Any]:
+    """The lobby's quick play panel (the whole page only) and the friends online (also in the
+    part the lobby polls every 2 s), for a signed-in player."""
+    context: dict[str, Any] = {"friends": _friends(request, my_seat)}
+    if not request.htmx:
+        end = queue.dodge_suspended_until(request.user)
+        context["queue_suspension"] = queue.dodge_message(end) if end else None
+        context["queued"] = QueuedPlayer.objects.filter(user=request.user).exists()
+    return context
+
+
+def _friends(request: HttpRequest, my_seat: Seat | None) -> list[dict[str, Any]]:
+    """The players you follow who are online: where they sit (if you may see that table), and
+    what you may invite them to."""
+    online = presence.online_ids()
+    friends = [f for f in relations.friends(request.user.pk) if f.pk in online]
+    if not friends:
+        return []
+    seats = {
+        s.user_id: s
+        for s in Seat.objects.filter(user__in=friends, active=True).select_related("table")
     }
+    queued = set(QueuedPlayer.objects.filter(user__in=friends).values_list("user_id", flat=True))
+    my_table = my_seat.table if my_seat and my_seat.table.status == Table.Status.OPEN else None
+    rows = []
+    for friend in friends:
+        seat = seats.get(friend.pk)
+        table = seat.table if seat else None
+        if table is not None and not services.can_view_in(table, request.user, request.session):
+            table = None  # a private table is nobody else's business
+        free = seat is None
+        rows.append(
+            {
+                "user": friend,
+                "table": table,
+                "busy": not free,
+                "queued": friend.pk in queued,
+                "invite_to_table": free and my_table is not None,
+                "invite_as_partner": free and my_seat is None,
+            }
+        )
+    return rows
