@@ -133,3 +133,19 @@ def test_a_seated_host_may_invite_free_friends_to_the_table(people: list[User]) 
     page = login(me).get("/", HTTP_HX_REQUEST="true").content.decode()
     assert 'name="kind" value="mesa"' in page
     assert 'name="kind" value="pareja"' not in page
+
+
+def test_quick_play_and_friends_read_in_english(people: list[User]) -> None:
+    me, friend = people[:2]
+    User.objects.filter(pk=me.pk).update(language="en")
+    relations.follow(me, friend)
+    presence.touch(friend.pk)
+    client = login(User.objects.get(pk=me.pk))
+    lobby = client.get("/").content.decode()
+    for text in ("Play now", "Your friends", "Play as partners:", "Notification sound: on"):
+        assert text in lobby
+    client.post("/jugar/", {"mode": "4-reyes"})
+    page = client.get("/jugar/").content.decode()
+    assert "Looking for a game · Mus · 4 kings" in page or "Looking for a game ·" in page
+    assert "You have been waiting" in page and "1 player in the queue" in page
+    assert "invites you to play as their partner" in page  # the notices' words, on every page
