@@ -27,6 +27,7 @@ from accounts.models import User
 from ..models import Invitation, Mode, Table
 from . import queue, ratelimit, tables
 from .errors import ServiceError
+from .groups import batched
 from .notify import tell
 from .storage import live_seat_of
 
@@ -55,6 +56,7 @@ def _recipient(sender: User, recipient: User | None) -> User:
     return recipient
 
 
+@batched
 def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Invitation:
     """`sender` invites `recipient` to their table (`Invitation.Kind.TABLE`: the open table
     they sit at) or to play quick play of `mode` as their partner (`Invitation.Kind.PAIR`)."""
@@ -165,11 +167,11 @@ def _close(invitation: Invitation, status: str, url: str | None = None) -> None:
     invitation.status = status
     recipient = invitation.recipient
     answer = {"type": "invitation_answer", "id": invitation.pk, "status": status, "url": url}
-    text = _ANSWERS[status] % {"name": recipient.public_name}
-    tell(invitation.sender, answer, text)
+    tell(invitation.sender, answer, lambda: _ANSWERS[status] % {"name": recipient.public_name})
     tell(recipient, {"type": "invitation_closed", "id": invitation.pk, "status": status})
 
 
+@batched
 def decline(user: User, invitation_id: int) -> Invitation:
     with transaction.atomic():
         invitation = _lock(user, invitation_id)
@@ -177,6 +179,7 @@ def decline(user: User, invitation_id: int) -> Invitation:
     return invitation
 
 
+@batched
 def accept(user: User, invitation_id: int) -> tuple[str, Table | None]:
     """Accept an invitation. Returns where the recipient goes now (the table, or the queue), and
     the table they sat at (its invitation is theirs now, for a private one)."""
@@ -211,6 +214,7 @@ def _sit(user: User, invitation: Invitation) -> Table:
     return tables.take_seat(user, table.pk, free, table.invite_token)
 
 
+@batched
 def expire() -> int:
     """Expire the invitations nobody answered in time (Celery beat's sweep); how many."""
     stale = Invitation.objects.filter(

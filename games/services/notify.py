@@ -30,10 +30,11 @@ def queue_group(mode: str) -> str:
 
 def tell(user: User, message: dict[str, Any], text: Any = None) -> None:
     """Send `message` to every page `user` has open, once committed; `text` (a translatable
-    message) goes in as `message["message"]`, in the player's language."""
+    message, or a function making one: formatting must happen in the player's language) goes
+    in as `message["message"]`, in the player's language."""
     if text is not None:
         with override(user.language or "es"):
-            message = {**message, "message": str(text)}
+            message = {**message, "message": str(text() if callable(text) else text)}
     payload = {"type": PLAYER_MESSAGE, "message": message}
     transaction.on_commit(lambda: send_group(user_group(user.pk), payload))
 

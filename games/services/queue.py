@@ -34,7 +34,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, override
 
 from accounts.models import User
 
@@ -51,6 +51,7 @@ from ..models import (
 )
 from . import abandonment, bots, play, tables
 from .errors import ServiceError
+from .groups import batched
 from .notify import tell, tell_queue
 from .storage import live_seat_of
 
@@ -144,6 +145,7 @@ def _rating(user_id: int, mode: str) -> float:
     return float(label.rating) if label is not None else 0.0
 
 
+@batched
 def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
     """«Jugar ya»: `user` (with `partner`, a pair who came together) waits for a table of
     `mode`. Returns the table if they sat down at once (they were the fourth)."""
@@ -189,6 +191,7 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
     return seated.get(user.pk)
 
 
+@batched
 def leave(user: User) -> bool:
     """`user` (and their partner) leave the queue; False if they were not in it."""
     with transaction.atomic():
@@ -200,6 +203,7 @@ def leave(user: User) -> bool:
         return True
 
 
+@batched
 def cancel(user: User) -> bool:
     """«Cancelar»: leave the queue; but if quick play has just seated the player at a table they
     have not come to, that is a dodge. False if there was nothing to leave."""
@@ -230,6 +234,7 @@ def waiting(mode: str) -> int:
 # --------------------------------------------------------------------------------------------
 # The queue pages' sockets.
 # --------------------------------------------------------------------------------------------
+@batched
 def socket_opened(user_id: int, channel: str, process: str) -> None:
     """A queue page of the player opened: they are still here (a leaver who came back in time
     may be matched again)."""
@@ -243,6 +248,7 @@ def socket_opened(user_id: int, channel: str, process: str) -> None:
             match_locked(now)
 
 
+@batched
 def socket_closed(channel: str) -> None:
     with transaction.atomic():
         _lock()
@@ -266,6 +272,7 @@ def _recount(user_id: int, now: datetime) -> bool:
     return back
 
 
+@batched
 def reap_silent_sockets() -> int:
     """Drop the queue sockets of server processes that stopped beating (run before
     `connections.reap_silent_processes` forgets those processes)."""
@@ -355,23 +362,26 @@ def match_locked(now: datetime, rng: Any = None) -> dict[int, Table]:
 
 
 def _seat(found: matchmaking.Match, mode: str, rng: Any) -> Table | None:
-    """Sit the four of `found` at a new table and take their entries out of the queue; None if
-    one of them may not play now (they leave the queue, told why)."""
+    """Sit the four of `found` at a new table and take their entries out of the queue. None if
+    one of them may not play now: they leave the queue, told why (their partner too)."""
     users = User.objects.in_bulk(found.seats)
-    refusals = {pk: error for pk, user in users.items() if (error := refusal(user)) is not None}
-    if len(users) < 4 or refusals:
-        for pk, error in refusals.items():
-            queued = QueuedPlayer.objects.filter(user_id=pk).select_related("entry").first()
-            if queued is not None:
-                _remove(queued.entry, reason=_("Tu pareja ya no puede jugar."), skip={pk})
-            tell(users[pk], {"type": "left", "code": error.code}, error.message)
-        return None
     try:
         with transaction.atomic():
             table = tables.seat_four([users[pk] for pk in found.seats], mode, rng)
     except ServiceError:
-        # Somebody sat down elsewhere in the meantime, say: the next round finds out who.
-        log.warning("quick play could not seat %s", found, exc_info=True)
+        refused = {}
+        for pk, user in users.items():
+            with override(user.language or "es"):  # (the message is made in their language)
+                error = refusal(user)
+            if error is not None:
+                refused[pk] = error
+        if not refused:  # pragma: no cover - a race the next round settles
+            log.warning("quick play could not seat %s", found, exc_info=True)
+        for pk, error in refused.items():
+            queued = QueuedPlayer.objects.filter(user_id=pk).select_related("entry").first()
+            if queued is not None:
+                _remove(queued.entry, reason=_("Tu pareja ya no puede jugar."), skip={pk})
+            tell(users[pk], {"type": "left", "code": error.code}, error.message)
         return None
     QueueEntry.objects.filter(pk__in=found.entries).delete()
     _status_changed(mode)
@@ -384,6 +394,7 @@ def _seat(found: matchmaking.Match, mode: str, rng: Any) -> Table | None:
 # --------------------------------------------------------------------------------------------
 # Bots, dodges and the clock's sweep.
 # --------------------------------------------------------------------------------------------
+@batched
 def complete_with_bots(user: User, rng: Any = None) -> Table:
     """«Completar con bots»: after `BOTS_AFTER_SECONDS` in the queue, the player (and partner)
     leave it for a table with bots, dealt at once and unrated."""
@@ -435,6 +446,7 @@ def _cancel_no_show(table_id: int, user_ids: Sequence[int]) -> bool:
     return True
 
 
+@batched
 def cancel_no_shows() -> int:
     """Cancel the quick games a matched player did not come to in `SHOW_UP_SECONDS`."""
     now = timezone.now()
@@ -453,6 +465,7 @@ def _gone(now: datetime) -> Q:
     )
 
 
+@batched
 def drop_leavers() -> int:
     """Take out of the queue the entries of players who left; a partner who stayed is told."""
     now = timezone.now()
@@ -470,6 +483,7 @@ def drop_leavers() -> int:
     return dropped
 
 
+@batched
 def sweep() -> int:
     """The clock's share of quick play, every second (after `reap_silent_sockets`): leavers,
     no-shows, and the matches the widening windows allow now."""

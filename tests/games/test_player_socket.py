@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.utils import translation
 
 from accounts import relations
 from accounts.models import User
@@ -84,6 +85,20 @@ async def test_an_invitation_reaches_the_friend_on_any_page_and_the_answer_its_s
     assert (await next_of(bea_page, "invitation_closed"))["id"] == invitation.pk
     for comm in (ana_page, bea_page):
         await comm.disconnect()
+
+
+async def test_each_player_is_told_in_their_own_language() -> None:
+    ana, bea = await players(2)
+    await User.objects.filter(pk=ana.pk).aupdate(language="en")
+    ana = await User.objects.aget(pk=ana.pk)
+    await database_sync_to_async(relations.follow)(ana, bea)
+    ana_page = await opened(ana)
+    invitation = await database_sync_to_async(invitations.send)(ana, bea, "pareja", MODE)
+    with translation.override("es"):  # whoever answers, in whatever language
+        await database_sync_to_async(invitations.decline)(bea, invitation.pk)
+    answer = await next_of(ana_page, "invitation_answer")
+    assert answer["message"] == f"{bea.public_name} has declined your invitation."
+    await ana_page.disconnect()
 
 
 async def test_the_queue_page_holds_the_place_and_closing_it_lets_go() -> None:
