@@ -51,6 +51,8 @@ class Player:
     dealt: float | None = None
     via_redirect: bool = False
     error: str = ""
+    #: The types of the messages its queue page's socket got, in order.
+    heard: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -129,6 +131,7 @@ async def play_now(url: str, player: Player, mode: str, start: float, stay: floa
             async with asyncio.timeout(stay):
                 async for raw in ws:
                     message = orjson.loads(raw)
+                    player.heard.append(message["type"])
                     if message["type"] == "matched":
                         player.table = message["table"]
                         break
