@@ -10,6 +10,7 @@ effect at once in the chat.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -108,6 +109,12 @@ def blocked_either_way(a_id: int, b_id: int) -> bool:
     return Block.objects.filter(
         Q(blocker_id=a_id, blocked_id=b_id) | Q(blocker_id=b_id, blocked_id=a_id)
     ).exists()
+
+
+def blocked_pairs(user_ids: Collection[int]) -> set[frozenset[int]]:
+    """The pairs of `user_ids` of whom one blocked the other (quick play keeps them apart)."""
+    rows = Block.objects.filter(blocker_id__in=user_ids, blocked_id__in=user_ids)
+    return {frozenset(pair) for pair in rows.values_list("blocker_id", "blocked_id")}
 
 
 def blocked_ids(user_id: int) -> set[int]:

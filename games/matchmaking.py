@@ -16,12 +16,13 @@ The rules:
   down together (every group of them was tried from its oldest member).
 - The four are split into the two pairs whose mean ratings are closest (pairs who came together
   stay together).
+- Two players of whom one blocked the other (`apart`) never sit at one table.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 #: (seconds waited, rating window from then on): ±100 at first, then ±200, ±400, then anyone.
@@ -91,6 +92,19 @@ def compatible(
     return abs(a.rating - b.rating) <= limit
 
 
+def may_sit_together(
+    a: Waiting,
+    b: Waiting,
+    now: float,
+    windows: Sequence[tuple[float, float]] = WINDOWS,
+    apart: Collection[frozenset[int]] = frozenset(),
+) -> bool:
+    """`compatible`, and nobody in one entry blocked anybody in the other."""
+    if apart and any(frozenset((p, q)) in apart for p in a.players for q in b.players):
+        return False
+    return compatible(a, b, now, windows)
+
+
 def best_teams(group: Sequence[Waiting]) -> tuple[tuple[int, int], tuple[int, int]]:
     """The two pairs of the four players of `group` whose mean ratings are closest; pairs that
     came together stay together. Ties go to the first split in the players' order."""
@@ -121,9 +135,13 @@ def best_teams(group: Sequence[Waiting]) -> tuple[tuple[int, int], tuple[int, in
 
 
 def match(
-    waiting: Iterable[Waiting], now: float, windows: Sequence[tuple[float, float]] = WINDOWS
+    waiting: Iterable[Waiting],
+    now: float,
+    windows: Sequence[tuple[float, float]] = WINDOWS,
+    apart: Collection[frozenset[int]] = frozenset(),
 ) -> list[Match]:
-    """Every table that can sit down now, from the entries `waiting` at time `now`."""
+    """Every table that can sit down now, from the entries `waiting` at time `now`; `apart` are
+    the pairs of players who must not sit together."""
     queue = sorted(waiting, key=lambda e: (e.since, e.key))
     if len({e.key for e in queue}) != len(queue):
         raise ValueError("two entries with one key")
@@ -133,7 +151,7 @@ def match(
         if anchor.key in seated:
             continue
         others = [e for e in queue if e.key not in seated and e.key != anchor.key]
-        group = _group_for(anchor, others, now, windows)
+        group = _group_for(anchor, others, now, windows, apart)
         if group is None:
             continue
         seated.update(e.key for e in group)
@@ -143,11 +161,19 @@ def match(
 
 
 def _group_for(
-    anchor: Waiting, others: list[Waiting], now: float, windows: Sequence[tuple[float, float]]
+    anchor: Waiting,
+    others: list[Waiting],
+    now: float,
+    windows: Sequence[tuple[float, float]],
+    apart: Collection[frozenset[int]],
 ) -> list[Waiting] | None:
-    """The earliest arrivals (in order) that make four players with `anchor`, all compatible
-    with each other; None if there are none."""
-    candidates = [e for e in others if compatible(anchor, e, now, windows)][:MAX_CANDIDATES]
+    """The earliest arrivals (in order) that make four players with `anchor`, all of whom may
+    sit with each other; None if there are none."""
+
+    def fits(a: Waiting, b: Waiting) -> bool:
+        return may_sit_together(a, b, now, windows, apart)
+
+    candidates = [e for e in others if fits(anchor, e)][:MAX_CANDIDATES]
     chosen = [anchor]
 
     def extend(start: int, need: int) -> bool:
@@ -157,7 +183,7 @@ def _group_for(
             entry = candidates[i]
             if len(entry.players) > need:
                 continue
-            if not all(compatible(entry, c, now, windows) for c in chosen[1:]):
+            if not all(fits(entry, c) for c in chosen[1:]):
                 continue
             chosen.append(entry)
             if extend(i + 1, need - len(entry.players)):

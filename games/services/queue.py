@@ -36,6 +36,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, override
 
+from accounts import relations
 from accounts.models import User
 
 from .. import hooks, matchmaking
@@ -347,9 +348,11 @@ def match_locked(now: datetime, rng: Any = None) -> dict[int, Table]:
                         first.joined_at.timestamp(),
                     )
                 )
+        # Nobody sits with a player they blocked, or who blocked them.
+        apart = relations.blocked_pairs([r.user for r in rows]) if rows else set()
         refused = False
         for mode, entries in by_mode.items():
-            for found in matchmaking.match(entries, now.timestamp()):
+            for found in matchmaking.match(entries, now.timestamp(), apart=apart):
                 table = _seat(found, mode, rng)
                 if table is None:
                     refused = True

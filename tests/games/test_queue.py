@@ -446,3 +446,32 @@ def test_players_arriving_at_once_each_sit_at_one_table(db: None) -> None:
     seated = list(Seat.objects.values_list("user_id", flat=True))
     assert sorted(seated) == sorted(p.pk for p in people)
     assert not QueuedPlayer.objects.exists()
+
+
+def test_quick_play_never_seats_a_player_with_one_they_blocked(players: list[User]) -> None:
+    from accounts import relations
+
+    relations.block(players[3], players[0])
+    for p in players[:4]:
+        assert queue.join(p, MODE) is None
+    table = queue.join(players[4], MODE)  # the first three and the fifth
+    assert table is not None
+    assert players[3].pk not in seated_at(table) and players[0].pk in seated_at(table)
+
+
+def test_quick_play_tables_start_through_the_table_services(
+    players: list[User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # So every rule of starting a game applies to them too (the ladder's fair-play limits...).
+    from games.services import tables
+
+    started: list[int] = []
+    real = tables.start_game
+
+    def spy(host: User, table_id: int, rng: Any = None) -> Table:
+        started.append(table_id)
+        return real(host, table_id, rng)
+
+    monkeypatch.setattr(tables, "start_game", spy)
+    table = matched(players)
+    assert started == [table.pk]

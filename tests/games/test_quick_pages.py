@@ -149,3 +149,38 @@ def test_quick_play_and_friends_read_in_english(people: list[User]) -> None:
     assert "Looking for a game · Mus · 4 kings" in page or "Looking for a game ·" in page
     assert "You have been waiting" in page and "1 player in the queue" in page
     assert "invites you to play as their partner" in page  # the notices' words, on every page
+
+
+@pytest.mark.parametrize(
+    ("url", "data"),
+    [
+        ("/jugar/", {"mode": "4-reyes"}),
+        ("/jugar/salir/", {}),
+        ("/jugar/bots/", {}),
+        ("/invitaciones/", {"to": "w1", "kind": "pareja", "mode": "4-reyes"}),
+        ("/invitaciones/{id}/aceptar/", {}),
+        ("/invitaciones/{id}/rechazar/", {}),
+        ("/jugadores/w1/seguir/", {}),
+        ("/jugadores/w1/dejar-de-seguir/", {}),
+        ("/jugadores/w1/bloquear/", {}),
+        ("/jugadores/w1/desbloquear/", {}),
+    ],
+)
+def test_every_new_form_refuses_a_post_without_the_csrf_token(
+    people: list[User], url: str, data: dict[str, str]
+) -> None:
+    from games.models import Invitation
+    from games.services import invitations
+
+    relations.follow(people[1], people[0])
+    invitation = invitations.send(people[1], people[0], "pareja", "4-reyes")
+    queue.join(people[0], "8-reyes")
+    client = login(people[0], enforce_csrf_checks=True)
+    response = client.post(url.format(id=invitation.pk), data)
+    assert response.status_code == 403
+    assert Invitation.objects.get().status == Invitation.Status.PENDING
+    assert QueuedPlayer.objects.filter(user=people[0]).exists()
+    assert relations.follows(people[1].pk, people[0].pk)
+    assert not relations.Block.objects.exists() and not relations.follows(
+        people[0].pk, people[1].pk
+    )
