@@ -7,9 +7,11 @@ The rules:
 
 - An entry of the queue is one player, or a pair who came together; a pair is never split and
   always plays as partners.
-- Four players sit down together when every two of their entries are within each other's rating
-  window: `|a - b| <= min(window(a), window(b))`, an entry's rating being its players' mean. A
-  window widens the longer its entry has waited (`WINDOWS`), up to anyone at all.
+- Four players sit down together when every two of their entries are within the wider of their
+  two rating windows: `|a - b| <= max(window(a), window(b))`, an entry's rating being its
+  players' mean. A window widens the longer its entry has waited (`WINDOWS`), up to anyone at
+  all: whoever has waited long enough plays with anyone, newcomers too, rather than waiting until
+  the newcomers' windows have widened as well.
 - First come, first served: the entries are taken in the order they arrived; each one, if it can
   still be seated, sits with the earliest arrivals that fit with it. So the longest-waiting entry
   that can play, plays; and once the matcher is done no four players left over could have sat
@@ -87,8 +89,9 @@ def window(waited: float, windows: Sequence[tuple[float, float]] = WINDOWS) -> f
 def compatible(
     a: Waiting, b: Waiting, now: float, windows: Sequence[tuple[float, float]] = WINDOWS
 ) -> bool:
-    """May `a` and `b` sit at one table now? Each must accept the other."""
-    limit = min(window(now - a.since, windows), window(now - b.since, windows))
+    """May `a` and `b` sit at one table now, as far as their ratings go? The one who has waited
+    longer has the wider window, and it decides."""
+    limit = max(window(now - a.since, windows), window(now - b.since, windows))
     return abs(a.rating - b.rating) <= limit
 
 

@@ -88,12 +88,17 @@ def test_after_thirty_seconds_anyone_plays_anyone() -> None:
     assert [m.entries for m in match(queue, 30)] == [(1, 2, 3, 4)]
 
 
-def test_a_newcomers_narrow_window_holds_even_against_someone_who_waited_long() -> None:
-    # Both must accept each other: the long wait widens only the old entry's own window.
-    queue = [solo(1, 1000, 0), solo(2, 1500, 99), solo(3, 1500, 99), solo(4, 1500, 99)]
-    assert match(queue, 100) == []
-    assert match(queue, 128) == []  # the newcomers' ±400 after 29 s
-    assert match(queue, 129) != []
+def test_someone_who_waited_long_plays_with_newcomers_far_from_them() -> None:
+    # The longer wait widens the window for both: the newcomers need not wait 30 s themselves.
+    queue = [solo(1, 1000, 0), solo(2, 1500, 20), solo(3, 1500, 20), solo(4, 1500, 20)]
+    assert match(queue, 25) == []  # ±400 after 25 s: 500 points is too far still
+    assert [m.entries for m in match(queue, 30)] == [(1, 2, 3, 4)]
+
+
+def test_newcomers_far_from_each_other_still_wait_for_their_windows() -> None:
+    queue = [solo(1, 1000, 0), solo(2, 1500, 99), solo(3, 1500, 99), solo(4, 1750, 99)]
+    assert match(queue, 100) == []  # 1500 and 1750 are both new: ±100 between them
+    assert match(queue, 119) != []  # ±400 after 20 s
 
 
 def test_the_longest_waiting_entry_that_can_play_plays_first() -> None:
