@@ -37,7 +37,7 @@ import orjson
 from accounts.models import User
 from accounts.sessions import session_cookie
 from games.models import Table
-from games.services import queue
+from games.services import invitations, queue
 from rankings.models import PlayerRating
 
 
@@ -249,6 +249,15 @@ def cost_per_match(matches: int, mode: str, run: str) -> str:
             sweeps.append((len(queries), time.perf_counter() - began))
     for user in blocked:
         queue.leave(user)
+    # The clock's whole share when nobody waits (what `games.sweep_deadlines` adds every second).
+    idle: list[tuple[int, float]] = []
+    for _ in range(20):
+        with CaptureQueriesContext(connection) as queries:
+            began = time.perf_counter()
+            queue.reap_silent_sockets()
+            queue.sweep()
+            invitations.expire()
+            idle.append((len(queries), time.perf_counter() - began))
 
     def line(what: str, rows: list[tuple[int, float]]) -> str:
         n = statistics.median(q for q, _ in rows)
@@ -260,6 +269,7 @@ def cost_per_match(matches: int, mode: str, run: str) -> str:
             line("join that waits (1st-3rd)", waits),
             line("join that seats and deals (4th)", seats),
             line("sweep with 8 waiting who cannot match", sweeps),
+            line("sweep, sockets and invitations with nobody waiting", idle),
         ]
     )
 

@@ -278,11 +278,11 @@ def reap_silent_sockets() -> int:
     """Drop the queue sockets of server processes that stopped beating (run before
     `connections.reap_silent_processes` forgets those processes)."""
     limit = timezone.now() - timedelta(seconds=settings.MUS_PROCESS_TIMEOUT_SECONDS)
-    silent = ServerProcess.objects.filter(beat_at__lt=limit).values_list("name", flat=True)
-    known = ServerProcess.objects.values_list("name", flat=True)
+    silent = ServerProcess.objects.filter(beat_at__lt=limit).values("name")
+    known = ServerProcess.objects.values("name")
     # (also a process that died before its first beat, or whose row is already gone)
     rows = QueueSocket.objects.filter(
-        Q(process__in=list(silent)) | (~Q(process__in=list(known)) & Q(opened_at__lt=limit))
+        Q(process__in=silent) | (~Q(process__in=known) & Q(opened_at__lt=limit))
     )
     users = set(rows.values_list("user_id", flat=True))
     if not users:
@@ -490,8 +490,9 @@ def drop_leavers() -> int:
 def sweep() -> int:
     """The clock's share of quick play, every second (after `reap_silent_sockets`): leavers,
     no-shows, and the matches the widening windows allow now."""
-    done = drop_leavers() + cancel_no_shows()
+    done = cancel_no_shows()
     if QueuedPlayer.objects.exists():
+        done += drop_leavers()
         with transaction.atomic():
             _lock()
             done += len(match_locked(timezone.now()))
