@@ -475,3 +475,20 @@ def test_quick_play_tables_start_through_the_table_services(
     monkeypatch.setattr(tables, "start_game", spy)
     table = matched(players)
     assert started == [table.pk]
+
+
+def test_the_same_four_matched_again_and_again_count_under_the_fair_play_limits(
+    players: list[User],
+) -> None:
+    from games.services import fairplay
+
+    rated = []
+    for _ in range(fairplay.PAIR_GAMES_PER_DAY + 1):
+        table = matched(players)
+        table.refresh_from_db()
+        rated.append((table.rated, table.unrated_reason))
+        # The game is over (as the services leave a finished one): the four are free again.
+        table.seats.update(active=False)
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED, phase="terminada")
+    assert rated[:-1] == [(True, "")] * fairplay.PAIR_GAMES_PER_DAY
+    assert rated[-1] == (False, Table.UnratedReason.PAIR_LIMIT)
