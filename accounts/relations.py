@@ -16,7 +16,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from . import sockets
@@ -128,8 +128,26 @@ def friends(user_id: int) -> list[User]:
     return sorted(users, key=lambda u: u.public_name.lower())
 
 
+def with_relation(players: QuerySet[User], viewer: Any) -> QuerySet[User]:
+    """`players`, each with whether `viewer` follows and blocks them, read in the same query."""
+    if not getattr(viewer, "is_authenticated", False):
+        return players
+    return players.annotate(
+        viewer_follows=Exists(
+            Follow.objects.filter(follower_id=viewer.pk, followed=OuterRef("pk"))
+        ),
+        viewer_blocks=Exists(Block.objects.filter(blocker_id=viewer.pk, blocked=OuterRef("pk"))),
+    )
+
+
 def relation(viewer: Any, player: User) -> dict[str, bool]:
-    """What the profile of `player` offers `viewer`: whether they follow and block them."""
+    """What the profile of `player` offers `viewer`: whether they follow and block them (read
+    with the player by `with_relation`, or now)."""
     if not getattr(viewer, "is_authenticated", False) or viewer.pk == player.pk or player.is_bot:
         return {}
-    return {"following": follows(viewer.pk, player.pk), "blocking": blocks(viewer.pk, player.pk)}
+    following = getattr(player, "viewer_follows", None)
+    blocking = getattr(player, "viewer_blocks", None)
+    return {
+        "following": follows(viewer.pk, player.pk) if following is None else following,
+        "blocking": blocks(viewer.pk, player.pk) if blocking is None else blocking,
+    }
