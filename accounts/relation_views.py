@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import relations
+from . import names, relations
 from .models import User
 
 
@@ -28,7 +28,7 @@ def _change(
     except relations.RelationError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, done % {"name": other.public_name})
+        messages.success(request, done % {"name": names.isolate(other.public_name)})
     return redirect("accounts:profile", other.username)
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 
 from . import services
 from .models import QueuedPlayer, Seat, Table
@@ -81,7 +82,7 @@ def invite(request: HttpRequest) -> HttpResponse:
     except services.ServiceError as exc:
         messages.error(request, exc.message)
     else:
-        name = invitation.recipient.public_name
+        name = isolate(invitation.recipient.public_name)
         messages.success(
             request,
             _("Invitación enviada a %(name)s: tiene un minuto para contestar.") % {"name": name},

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 
 from ..models import Invitation, Mode, Table
 from . import queue, ratelimit, tables
@@ -51,7 +52,7 @@ def _recipient(sender: User, recipient: User | None) -> User:
     if live_seat_of(recipient) is not None:
         raise ServiceError(
             "busy",
-            _("%(name)s ya está sentado en una mesa.") % {"name": recipient.public_name},
+            _("%(name)s ya está sentado en una mesa.") % {"name": isolate(recipient.public_name)},
         )
     return recipient
 
@@ -167,7 +168,11 @@ def _close(invitation: Invitation, status: str, url: str | None = None) -> None:
     invitation.status = status
     recipient = invitation.recipient
     answer = {"type": "invitation_answer", "id": invitation.pk, "status": status, "url": url}
-    tell(invitation.sender, answer, lambda: _ANSWERS[status] % {"name": recipient.public_name})
+    tell(
+        invitation.sender,
+        answer,
+        lambda: _ANSWERS[status] % {"name": isolate(recipient.public_name)},
+    )
     tell(recipient, {"type": "invitation_closed", "id": invitation.pk, "status": status})
 
 
@@ -193,7 +198,8 @@ def accept(user: User, invitation_id: int) -> tuple[str, Table | None]:
         if queue.refusal(invitation.sender) is not None:
             raise ServiceError(
                 "partner_unavailable",
-                _("%(name)s ya no puede jugar ahora.") % {"name": invitation.sender.public_name},
+                _("%(name)s ya no puede jugar ahora.")
+                % {"name": isolate(invitation.sender.public_name)},
             )
         # The inviter first: they lead the pair into the queue (their place is kept).
         table = queue.join(invitation.sender, invitation.mode, partner=user)

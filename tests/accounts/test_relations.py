@@ -25,7 +25,7 @@ def test_following_from_the_profile_makes_a_friend(
     response = player_client.post("/jugadores/ana/seguir/", follow=True)
     assert Follow.objects.filter(follower=player, followed=ana).exists()
     page = response.content.decode()
-    assert "Ahora sigues a Ana." in page
+    assert "Ahora sigues a \u2068Ana\u2069." in page
     assert 'action="/jugadores/ana/dejar-de-seguir/"' in page
     assert relations.friends(player.pk) == [ana]
 
@@ -94,7 +94,7 @@ def test_blocking_ends_following_both_ways(player_client: Client, player: User, 
     assert Block.objects.filter(blocker=player, blocked=ana).exists()
     assert not Follow.objects.exists()
     page = response.content.decode()
-    assert "Has bloqueado a Ana" in page
+    assert "Has bloqueado a \u2068Ana\u2069" in page
     assert 'action="/jugadores/ana/desbloquear/"' in page
     assert relations.blocked_ids(player.pk) == {ana.pk}
     assert relations.blocked_ids(ana.pk) == set()

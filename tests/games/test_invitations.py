@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 from games import services
 from games.models import Invitation, QueuedPlayer, Seat, Table
 from games.services import invitations, queue
@@ -81,7 +82,7 @@ def test_a_friend_seated_at_a_table_is_busy(friends: tuple[User, User]) -> None:
     ana, bea = friends
     services.create_table(bea, MODE)
     error = refused("busy", invitations.send, ana, bea, "pareja", MODE)
-    assert str(error.message) == f"{bea.public_name} ya está sentado en una mesa."
+    assert str(error.message) == f"{isolate(bea.public_name)} ya está sentado en una mesa."
 
 
 def test_it_refuses_an_unknown_kind_or_mode(friends: tuple[User, User]) -> None:
@@ -180,7 +181,7 @@ def test_a_partner_invitation_is_refused_when_the_inviter_is_no_longer_free(
     invitation = invitations.send(ana, bea, "pareja", MODE)
     services.create_table(ana, MODE)
     error = refused("partner_unavailable", invitations.accept, bea, invitation.pk)
-    assert str(error.message) == f"{ana.public_name} ya no puede jugar ahora."
+    assert str(error.message) == f"{isolate(ana.public_name)} ya no puede jugar ahora."
 
 
 def test_a_suspended_friend_cannot_accept_a_partner_invitation(
@@ -226,7 +227,7 @@ def test_inviting_from_the_lobby_says_so(friends: tuple[User, User]) -> None:
     response = login(ana).post(
         "/invitaciones/", {"to": bea.username, "kind": "pareja", "mode": MODE}, follow=True
     )
-    assert f"Invitación enviada a {bea.public_name}" in response.content.decode()
+    assert f"Invitación enviada a {isolate(bea.public_name)}" in response.content.decode()
     assert Invitation.objects.filter(sender=ana, recipient=bea).exists()
 
 

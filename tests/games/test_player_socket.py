@@ -9,26 +9,31 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.utils import translation
 
 from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 from games import services
 from games.models import QueuedPlayer, QueueSocket
 from games.services import invitations, queue
+from games.socket_codes import CLOSE_NOT_LOGGED_IN
 from musweb.asgi import application
-from tests.factories import UserFactory, session_cookie, started_table
+from tests.factories import UserFactory, login, session_cookie, started_table
 from tests.sockets import join as join_table
-from tests.sockets import next_of, receive
+from tests.sockets import next_of, receive, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 MODE = "4-reyes"
 
 
-async def page(user: User | None, queue_page: bool = False) -> WebsocketCommunicator:
+async def page(
+    user: User | None, queue_page: bool = False, cookie: str | None = None
+) -> WebsocketCommunicator:
     headers = [(b"host", b"localhost"), (b"origin", b"http://localhost")]
     if user is not None:
-        cookie = await database_sync_to_async(session_cookie)(user)
+        cookie = cookie or await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
     path = "/ws/jugador/?cola=1" if queue_page else "/ws/jugador/"
     return WebsocketCommunicator(application, path, headers=headers)
@@ -48,10 +53,21 @@ def players(n: int = 5) -> list[User]:
 
 
 async def test_a_visitor_is_refused(db: None) -> None:
-    comm = await page(None)
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == 4401
+    assert await refused_with(await page(None)) == CLOSE_NOT_LOGGED_IN
+
+
+async def test_a_log_out_closes_the_pages_of_that_session(db: None) -> None:
+    [ana] = await players(1)
+    client = await database_sync_to_async(login)(ana)
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    comm = await page(ana, cookie=f"{settings.SESSION_COOKIE_NAME}={key}")
+    connected, _ = await comm.connect()
+    assert connected
+    await receive(comm)
+    await database_sync_to_async(client.post)("/cuentas/salir/")
+    while (output := await comm.receive_output(timeout=5))["type"] != "websocket.close":
+        pass
+    assert output["code"] == CLOSE_NOT_LOGGED_IN
 
 
 async def test_every_page_is_told_the_invitations_waiting_for_an_answer() -> None:
@@ -81,7 +97,7 @@ async def test_an_invitation_reaches_the_friend_on_any_page_and_the_answer_its_s
     await database_sync_to_async(invitations.decline)(bea, invitation.pk)
     answer = await next_of(ana_page, "invitation_answer")
     assert answer["status"] == "rechazada"
-    assert answer["message"] == f"{bea.public_name} ha rechazado tu invitación."
+    assert answer["message"] == f"{isolate(bea.public_name)} ha rechazado tu invitación."
     assert (await next_of(bea_page, "invitation_closed"))["id"] == invitation.pk
     for comm in (ana_page, bea_page):
         await comm.disconnect()
@@ -97,7 +113,7 @@ async def test_each_player_is_told_in_their_own_language() -> None:
     with translation.override("es"):  # whoever answers, in whatever language
         await database_sync_to_async(invitations.decline)(bea, invitation.pk)
     answer = await next_of(ana_page, "invitation_answer")
-    assert answer["message"] == f"{bea.public_name} has declined your invitation."
+    assert answer["message"] == f"{isolate(bea.public_name)} has declined your invitation."
     await ana_page.disconnect()
 
 

@@ -184,3 +184,16 @@ def test_every_new_form_refuses_a_post_without_the_csrf_token(
     assert not relations.Block.objects.exists() and not relations.follows(
         people[0].pk, people[1].pk
     )
+
+
+def test_the_friends_and_the_partners_names_are_isolated(people: list[User]) -> None:
+    from tests.site.test_names_isolated import assert_isolated
+
+    me, friend = people[:2]
+    User.objects.filter(pk=friend.pk).update(display_name="ليلى")
+    friend = User.objects.get(pk=friend.pk)
+    relations.follow(me, friend)
+    presence.touch(friend.pk)
+    assert_isolated(login(me).get("/", HTTP_HX_REQUEST="true").content.decode(), "ليلى")
+    queue.join(me, "4-reyes", partner=friend)
+    assert_isolated(login(me).get("/jugar/").content.decode(), "ليلى")
