@@ -356,7 +356,7 @@ class Invitation(models.Model):
     """One player inviting another to their table, or to play quick play as their partner."""
 
     class Kind(models.TextChoices):
-        TABLE = "mesa", _("a su mesa")
+        TABLE = "mesa", _("a una mesa")
         PAIR = "pareja", _("de pareja")
 
     class Status(models.TextChoices):

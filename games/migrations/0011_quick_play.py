@@ -76,7 +76,7 @@ class Migration(migrations.Migration):
             name='Invitation',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('mesa', 'a su mesa'), ('pareja', 'de pareja')], max_length=8)),
+                ('kind', models.CharField(choices=[('mesa', 'a una mesa'), ('pareja', 'de pareja')], max_length=8)),
                 ('mode', models.CharField(choices=[('4-reyes', 'Mus · 4 reyes'), ('8-reyes', 'Mus · 8 reyes')], max_length=8)),
                 ('status', models.CharField(choices=[('pendiente', 'pendiente'), ('aceptada', 'aceptada'), ('rechazada', 'rechazada'), ('caducada', 'caducada')], db_index=True, default='pendiente', max_length=10)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),

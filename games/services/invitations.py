@@ -82,7 +82,7 @@ def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Inv
     if Invitation.objects.filter(
         sender=sender, recipient=recipient, status=Invitation.Status.PENDING
     ).exists():
-        raise ServiceError("already_invited", _("Ya le has invitado: espera su respuesta."))
+        raise ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))
     if not ratelimit.within_rate("invitation", sender.pk, RATE_COUNT, RATE_SECONDS):
         raise ServiceError(
             "invitation_rate", _("Demasiadas invitaciones seguidas: espera un minuto.")
@@ -99,7 +99,7 @@ def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Inv
             )
     except IntegrityError:
         raise ServiceError(
-            "already_invited", _("Ya le has invitado: espera su respuesta.")
+            "already_invited", _("Ya le has invitado: espera a que conteste.")
         ) from None
     invitation.sender = sender
     tell(recipient, message(invitation))

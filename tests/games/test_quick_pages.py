@@ -27,7 +27,9 @@ def people(db: None) -> list[User]:
 def test_the_lobby_offers_jugar_ya_in_both_modes(people: list[User]) -> None:
     page = login(people[0]).get("/").content.decode()
     assert 'action="/jugar/"' in page
-    assert 'value="4-reyes"' in page and 'value="8-reyes"' in page
+    # One click per mode; the mode a newcomer is offered first (8 reyes) leads.
+    eight, four = page.index("Jugar ya · Mus · 8 reyes"), page.index("Jugar ya · Mus · 4 reyes")
+    assert eight < four
 
 
 def test_jugar_ya_goes_to_the_queue_page(people: list[User]) -> None:
