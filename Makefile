@@ -11,7 +11,7 @@ lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
-	.venv/bin/mypy games/engine tools
+	.venv/bin/mypy games/engine games/matchmaking.py tools
 
 test: lint
 	@bash scripts/ensure_chromium.sh

@@ -158,3 +158,47 @@ class NameClaim(models.Model):
             .first()
         )
         return None if claim is None else claim.user
+
+
+class Follow(models.Model):
+    """`follower` follows `followed`: `followed` is one of their friends (the lobby lists the
+    friends who are online, and they may be invited to a table or to play as a pair)."""
+
+    follower = models.ForeignKey(User, on_delete=models.CASCADE, related_name="follows")
+    followed = models.ForeignKey(User, on_delete=models.CASCADE, related_name="followers")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("seguimiento")
+        verbose_name_plural = _("seguimientos")
+        constraints = [
+            models.UniqueConstraint(fields=["follower", "followed"], name="follow_once"),
+            models.CheckConstraint(
+                condition=~models.Q(follower=models.F("followed")), name="follow_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.follower_id} → {self.followed_id}"
+
+
+class Block(models.Model):
+    """`blocker` blocked `blocked`: no invitations between them, and `blocker` is shown no chat
+    line of `blocked`."""
+
+    blocker = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocks")
+    blocked = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("bloqueo")
+        verbose_name_plural = _("bloqueos")
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="block_once"),
+            models.CheckConstraint(
+                condition=~models.Q(blocker=models.F("blocked")), name="block_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} ⊘ {self.blocked_id}"

@@ -34,6 +34,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from . import relations
+
 ProfileContextProvider = Callable[[HttpRequest, Any], Mapping[str, Any] | None]
 
 _providers: list[ProfileContextProvider] = []
@@ -59,6 +61,8 @@ def profile_context(request: HttpRequest, player: Any) -> dict[str, Any]:
         "games": [],
         "ratings_template": "accounts/profile_ratings.html",
         "history_template": "accounts/profile_history.html",
+        # Whether the viewer follows and blocks this player (empty on your own profile).
+        "relation": relations.relation(request.user, player),
     }
     for provider in _providers:
         context.update(provider(request, player) or {})

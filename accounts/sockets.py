@@ -1,6 +1,9 @@
 """A player's open sockets as the accounts app knows them: one channel-layer group per player,
-which every socket of theirs joins (the table socket, `games.consumers`), and the message that
-asks each of them to check its session again.
+which every socket of theirs joins (the table socket, `games.consumers`; the socket every page
+opens, `games.player_consumer`), and the message that asks each of them to check its session
+again. Every consumer in the group handles every message sent to it: this one, the blocks'
+(`relations.BLOCKS_CHANGED`) and the messages for the player's pages
+(`games.services.notify.PLAYER_MESSAGE`).
 
 Sent after whatever may have ended a session: a log-out, a password change or reset, a ban. Each
 socket then asks `session_verdict` whether its own session still signs it in, and closes if not

@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from . import names, throttle
+from . import names, relations, throttle
 from .forms import (
     LocalizedPasswordResetForm,
     LoginForm,
@@ -170,5 +170,6 @@ def account_settings(request: HttpRequest) -> HttpResponse:
 
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    player = get_object_or_404(User, username=username)
+    players = relations.with_relation(User.objects.all(), request.user)
+    player = get_object_or_404(players, username=username)
     return render(request, "accounts/profile.html", profile_context(request, player))

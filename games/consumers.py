@@ -35,6 +35,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     #: The channel-layer groups this socket listens to: its table's and its player's.
     listening: list[str]
+    #: The players whose chat lines this socket leaves out (its player blocked them).
+    blocked: frozenset[int] = frozenset()
     seat_key: str = "-"
     language: str = "es"
     joined: bool = False
@@ -57,7 +59,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         user = self.scope.get("user")
         # Listen first: whatever changes while this socket is being welcomed reaches it after
         # the welcome (group messages wait until `connect` returns), so nothing is missed; the
-        # player's own group too, so a log-out from now on closes it (`account_changed`).
+        # player's own group too, so a log-out from now on closes it (`account_changed`) and a
+        # block takes effect in the chat at once (`blocks_changed`).
         self.listening = [group_name(self.table_id)]
         if user is not None and user.is_authenticated:
             self.listening.append(user_group(user.pk))
@@ -73,6 +76,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.joined = True
         self.seat_key, self.language = welcome.key, welcome.language
+        self.blocked = welcome.blocked
         await self.accept()
         await self.send(text_data=json.dumps(welcome.state))
         await self.send(text_data=json.dumps({"type": "chat_history", "messages": welcome.chat}))
@@ -157,7 +161,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=state_text(event, self.seat_key))
 
     async def table_chat(self, event: dict[str, Any]) -> None:
+        if event.get("user_id") in self.blocked:
+            return  # a player this one blocked
         await self.send(text_data=json.dumps(event["message"]))
+
+    async def blocks_changed(self, event: dict[str, Any]) -> None:
+        """`accounts.relations.BLOCKS_CHANGED`: the player blocked or unblocked somebody."""
+        self.blocked = frozenset(event["blocked"])
+
+    async def player_message(self, event: dict[str, Any]) -> None:
+        """`services.notify.PLAYER_MESSAGE`, for the player's every page: the page's own
+        player socket (`/ws/jugador/`) shows it, not the table's."""
 
     async def account_changed(self, event: dict[str, Any]) -> None:
         """`accounts.sockets.ACCOUNT_CHANGED`: a log-out, a password change or reset, a ban.

@@ -8,6 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import engine
@@ -47,6 +48,7 @@ class Table(models.Model):
         BANNED = "expulsion", _("Un moderador ha expulsado a un jugador.")
         MODERATOR = "moderacion", _("Un moderador ha cancelado la partida.")
         SYSTEM = "sistema", _("La partida se ha cancelado.")
+        NO_SHOW = "ausencia", _("Un jugador de la partida rápida no llegó a la mesa.")
 
     class UnratedReason(models.TextChoices):
         """Why a table meant for the ladder was played unrated (games.services.fairplay)."""
@@ -70,6 +72,8 @@ class Table(models.Model):
     unrated_reason = models.CharField(
         _("motivo de no puntuar"), max_length=10, choices=UnratedReason.choices, blank=True
     )
+    # Made by quick play for players from its queue (games.services.queue).
+    quick = models.BooleanField(_("partida rápida"), default=False)
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
     status = models.CharField(
         _("estado"), max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True
@@ -277,3 +281,116 @@ class Kick(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table_id}: {self.user_id}"
+
+
+# --------------------------------------------------------------------------------------------
+# Quick play and invitations (games.services.queue, games.services.invitations).
+# --------------------------------------------------------------------------------------------
+class QueueEntry(models.Model):
+    """Quick play: one player, or a pair who came together, waiting for a table in a mode."""
+
+    mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
+    # When they started waiting: the matcher's order and their rating windows count from here.
+    joined_at = models.DateTimeField(default=timezone.now)
+    # A player who has not opened the queue page yet keeps the place until then (the page opens
+    # right after «Jugar ya»; a pair's inviter is sent there when the partner accepts).
+    hold_until = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("entrada de la cola")
+        verbose_name_plural = _("entradas de la cola")
+        indexes = [models.Index(fields=["mode", "joined_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.mode} #{self.pk}"
+
+
+class QueuedPlayer(models.Model):
+    """A player in the queue (one entry at most: the primary key is the player)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="queued"
+    )
+    entry = models.ForeignKey(QueueEntry, on_delete=models.CASCADE, related_name="players")
+    # Their rating in the entry's mode when they joined (through games.hooks.ratings).
+    rating = models.FloatField()
+    # Open queue pages (`QueueSocket` rows, counted), and when the last one closed.
+    sockets = models.PositiveIntegerField(default=0)
+    gone_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @{self.entry_id}"
+
+
+class QueueSocket(models.Model):
+    """An open queue page's socket and the server process holding it (like `Connection`)."""
+
+    channel = models.CharField(max_length=100, unique=True)
+    process = models.CharField(max_length=64, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    opened_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @{self.process}"
+
+
+class QueueDodge(models.Model):
+    """A player matched by quick play who did not come to the table: counted like declining the
+    game, and repeated dodges suspend them from quick play for a while."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_dodges"
+    )
+    table = models.ForeignKey(Table, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("plantón en partida rápida")
+        verbose_name_plural = _("plantones en partida rápida")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @{self.table_id}"
+
+
+class Invitation(models.Model):
+    """One player inviting another to their table, or to play quick play as their partner."""
+
+    class Kind(models.TextChoices):
+        TABLE = "mesa", _("a una mesa")
+        PAIR = "pareja", _("de pareja")
+
+    class Status(models.TextChoices):
+        PENDING = "pendiente", _("pendiente")
+        ACCEPTED = "aceptada", _("aceptada")
+        DECLINED = "rechazada", _("rechazada")
+        EXPIRED = "caducada", _("caducada")
+
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent"
+    )
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_received"
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, null=True, blank=True)
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("invitación")
+        verbose_name_plural = _("invitaciones")
+        constraints = [
+            # One pending invitation from one player to another at a time.
+            models.UniqueConstraint(
+                fields=["sender", "recipient"],
+                condition=Q(status="pendiente"),
+                name="one_pending_invitation_per_pair",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sender_id} → {self.recipient_id} ({self.kind})"

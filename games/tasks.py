@@ -9,8 +9,10 @@ from .models import Seat, Table
 from .services import (
     cancel_if_abandoned,
     close_stale_rematches,
+    invitations,
     play_bot_turn,
     play_defaults,
+    queue,
     reap_silent_processes,
 )
 from .services.turns import BOT_TURN_TASK
@@ -26,9 +28,10 @@ def sweep_deadlines() -> int:
     for every move): the sweep costs the same whatever the number of tables, and a deadline can
     never be lost with a worker. Abandoned seats (a reconnection window run out) cancel their
     game here too, the same way, after the sockets of a dead server process are dropped; and
-    rematches that were not all asked for in time close.
+    rematches that were not all asked for in time close. Quick play's queue is swept too (leavers,
+    no-shows, the matches its widening windows allow now), and invitations expire.
     """
-    done = reap_silent_processes()
+    done = queue.reap_silent_sockets() + reap_silent_processes()
     now = timezone.now()
     overdue = Table.objects.filter(status=Table.Status.PLAYING, deadline__lt=now).values_list(
         "pk", "version"
@@ -44,7 +47,8 @@ def sweep_deadlines() -> int:
     )
     for table_id in abandoned[:SWEEP_BATCH]:
         done += int(cancel_if_abandoned(table_id))
-    return done + close_stale_rematches()
+    done += close_stale_rematches() + queue.sweep() + invitations.expire()
+    return done
 
 
 @shared_task(name=BOT_TURN_TASK, ignore_result=True)

@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts import names
 
-from . import hooks, services
+from . import hooks, quick_views, services
 from .models import Abandonment, Mode, Seat, Table
 from .services import chat, fairplay, kicks, presence
 from .services.abandonment import suspension_message
@@ -51,6 +51,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         if not seat.user.is_bot
     )
     suspended = services.suspended_until(request.user)
+    my_seat = services.live_seat_of(request.user) if request.user.is_authenticated else None
     context = {
         "suspension": suspension_message(suspended) if suspended else None,
         "may_sit": suspended is None,
@@ -58,11 +59,13 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "playing_tables": [_table_card(t, ratings) for t in playing],
         "online": presence.online_players(limit=40),
         "online_count": presence.online_count(),
-        "my_seat": services.live_seat_of(request.user) if request.user.is_authenticated else None,
+        "my_seat": my_seat,
         "modes": Mode.choices,
         # Only the whole page has the forms (the polled part does not ask).
         "default_mode": None if request.htmx else preferred_mode(request),
     }
+    if request.user.is_authenticated:
+        context.update(quick_views.lobby_context(request, my_seat))
     template = "games/lobby_live.html" if request.htmx else "games/lobby.html"
     return render(request, template, context)
 

@@ -20,6 +20,7 @@ urlpatterns = [
     path("reglas/", TemplateView.as_view(template_name="pages/rules.html"), name="rules"),
     path("", include(accounts_patterns)),
     path("mesas/", include("games.urls")),
+    path("", include("games.quick_urls")),
     path("mesas/", include("moderation.urls")),
     path("partidas/", include("rankings.game_urls")),
     path("ranking/", include("rankings.urls")),

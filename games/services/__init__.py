@@ -10,6 +10,8 @@ apps call these functions and nothing below them.
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
+- `queue`: quick play (the pure matcher is `games.matchmaking`); `invitations`: inviting a
+  friend to your table or to be your partner; `notify`: messages to a player's every page.
 - `storage` (loading, the game cache, compare-and-set), `turns`, `groups`, `adb` and `errors` are
   the layer underneath.
 
@@ -17,6 +19,7 @@ Import the public names from here (`from games import services`); the socket's c
 `games.services.live`.
 """
 
+from . import invitations, queue
 from .abandonment import check_may_sit, suspended_until
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
@@ -40,6 +43,7 @@ from .tables import (
     kick,
     leave_seat,
     rematch,
+    seat_four,
     start_game,
     take_seat,
 )
@@ -68,6 +72,7 @@ __all__ = [
     "game_of",
     "group_name",
     "invitation",
+    "invitations",
     "kick",
     "leave_practice",
     "leave_seat",
@@ -75,9 +80,11 @@ __all__ = [
     "load_table",
     "play_bot_turn",
     "play_defaults",
+    "queue",
     "reap_silent_processes",
     "rematch",
     "remember_invitation",
+    "seat_four",
     "seat_number",
     "seat_rows",
     "socket_closed",

@@ -22,17 +22,22 @@ WINDOW = timedelta(hours=24)
 SUSPENSIONS = (timedelta(0), timedelta(minutes=10), timedelta(hours=1), timedelta(hours=24))
 
 
-def suspension_end(times: Sequence[datetime]) -> datetime | None:
+def suspension_end(
+    times: Sequence[datetime],
+    window: timedelta = WINDOW,
+    suspensions: Sequence[timedelta] = SUSPENSIONS,
+) -> datetime | None:
     """When a player whose abandonments happened at `times` may sit again (None: they may now).
 
     Counted over the `WINDOW` before the latest one: the 2nd within it suspends for 10 minutes,
-    the 3rd for an hour, any later one for 24 hours, from the latest abandonment.
+    the 3rd for an hour, any later one for 24 hours, from the latest abandonment. (Quick play
+    counts its dodges the same way, with its own `window` and `suspensions`.)
     """
     if not times:
         return None
     latest = max(times)
-    recent = sum(1 for t in times if t > latest - WINDOW)
-    pause = SUSPENSIONS[min(recent, len(SUSPENSIONS)) - 1]
+    recent = sum(1 for t in times if t > latest - window)
+    pause = suspensions[min(recent, len(suspensions)) - 1]
     return latest + pause if pause else None
 
 

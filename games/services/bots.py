@@ -8,7 +8,7 @@ for its own seat.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -82,6 +82,18 @@ def start_practice(user: User, mode: str, rng: Any = None) -> Table:
         table = tables.create_table(user, mode, private=True, rated=False, practice=True)
         seat_bots(table, (1, 2, 3), {user.public_name})
         return tables.start_game(user, table.pk, rng)
+
+
+def start_with_bots(players: Sequence[User], mode: str, rng: Any = None) -> Table:
+    """Quick play's «Completar con bots»: the player (and the partner they came with, opposite)
+    and bots in the other seats, dealt at once; unrated, like every game with bots. Made as a
+    host would make it by hand, so every rule of sitting applies."""
+    with transaction.atomic():
+        table = tables.create_table(players[0], mode, quick=True)
+        for user in players[1:2]:
+            tables.take_seat(user, table.pk, 2)
+        fill_with_bots(players[0], table.pk)
+        return tables.start_game(players[0], table.pk, rng)
 
 
 def leave_practice(user: User, table_id: int) -> bool:

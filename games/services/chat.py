@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import time
 import unicodedata
-import uuid
-from functools import cache
+from collections.abc import Collection
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
-from redis.commands.core import Script
 
 from accounts.models import User
 
 from ..models import ChatMessage, Table
-from . import presence
+from . import ratelimit
 from .errors import ServiceError, no_table
 from .groups import group_name, send_group
 from .storage import seat_number
@@ -51,30 +47,8 @@ def clean_text(raw: Any) -> str:
     return text
 
 
-# One atomic step in Redis (a script runs alone): with a check and an add in two trips, lines
-# sent in parallel all passed the check before any of them was added.
-_RATE_SCRIPT = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, ARGV[1] - ARGV[2])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-  return 0
-end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-redis.call('EXPIRE', KEYS[1], ARGV[2] + 1)
-return 1
-"""
-
-
-@cache
-def _rate_script() -> Script:
-    return presence.client().register_script(_RATE_SCRIPT)
-
-
 def _within_rate(user_id: int) -> bool:
-    """Sliding window in Redis, shared by every daphne process."""
-    key = f"{settings.CACHES['default']['KEY_PREFIX']}:chat-rate:{user_id}"
-    script = _rate_script()
-    member = uuid.uuid4().hex
-    return bool(script(keys=[key], args=[time.time(), RATE_WINDOW_SECONDS, RATE_COUNT, member]))
+    return ratelimit.within_rate("chat", user_id, RATE_COUNT, RATE_WINDOW_SECONDS)
 
 
 def post(user: User, table_id: int, raw: Any) -> ChatMessage:
@@ -92,13 +66,17 @@ def post(user: User, table_id: int, raw: Any) -> ChatMessage:
     if not _within_rate(user.pk):
         raise ServiceError("chat_rate", _("Demasiados mensajes seguidos: espera unos segundos."))
     message = ChatMessage.objects.create(table=table, user=user, seat=seat, text=text)
-    send_group(group_name(table_id), {"type": "table.chat", "message": message.to_message()})
+    # `user_id` (not part of the message) lets each socket leave out a player it blocks.
+    event = {"type": "table.chat", "message": message.to_message(), "user_id": user.pk}
+    send_group(group_name(table_id), event)
     return message
 
 
-def history(table_id: int) -> list[dict[str, Any]]:
+def history(table_id: int, hidden: Collection[int] = ()) -> list[dict[str, Any]]:
+    """The latest lines of the table's chat, but those of the players in `hidden` (blocked)."""
     recent = (
         ChatMessage.objects.filter(table_id=table_id)
+        .exclude(user_id__in=list(hidden))
         .select_related("user")
         .order_by("-created_at", "-pk")[:HISTORY]
     )

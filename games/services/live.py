@@ -18,7 +18,7 @@ from typing import Any
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 
-from accounts import sockets
+from accounts import relations, sockets
 
 from ..socket_codes import CLOSE_FOR_VERDICT
 from . import adb, chat, connections, play, presence
@@ -50,25 +50,30 @@ async def in_worker[T](fn: Callable[..., T], *args: Any) -> T:
 
 @dataclass(frozen=True, slots=True)
 class Welcome:
-    """What a socket gets when it joins: its audience, language, state and the recent chat."""
+    """What a socket gets when it joins: its audience, language, state and the recent chat (but
+    the lines of the players it blocks, `blocked`)."""
 
     key: str
     language: str
     state: dict[str, Any]
     chat: list[dict[str, Any]]
+    blocked: frozenset[int]
 
 
 def _welcome(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
     entry = connections.join(table_id, user, session, channel)
     # Read again: the state shows this connection counted.
     table = require_table(load_table(table_id))
-    return Welcome(entry.key, entry.language, state_for(table, user), chat.history(table_id))
+    blocked = frozenset(relations.blocked_ids(user.pk))
+    return Welcome(
+        entry.key, entry.language, state_for(table, user), chat.history(table_id, blocked), blocked
+    )
 
 
 async def join(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
     """The socket `channel` opens (its consumer already listens to the table's group, so nothing
     said from here on is missed): refused with `ServiceError`, or counted and welcomed."""
-    _keep_beating()
+    keep_beating()
     return await in_worker(_welcome, table_id, user, session, channel)
 
 
@@ -114,7 +119,7 @@ _BEATING: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 _RUNNING: set[asyncio.Task[None]] = set()
 
 
-def _keep_beating() -> None:
+def keep_beating() -> None:
     """Start this event loop's heartbeat, once. Callbacks rather than an endless task: when the
     loop stops (a test's, a server's), what it had scheduled simply never runs."""
     loop = asyncio.get_running_loop()

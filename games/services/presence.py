@@ -43,3 +43,9 @@ def online_players(limit: int = 40) -> list[User]:
         "username", "display_name"
     )
     return sorted(users, key=lambda u: u.public_name.lower())
+
+
+def online_ids() -> set[int]:
+    """Everybody online now, by id."""
+    ids = client().zrangebyscore(online_key(), time.time() - ONLINE_WINDOW_SECONDS, "+inf")
+    return {int(i) for i in ids}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -35,9 +36,11 @@ def create_table(
     private: bool = False,
     rated: bool = True,
     practice: bool = False,
+    quick: bool = False,
     seat: int = 0,
 ) -> Table:
-    """A new table with its host sitting at `seat` (a rematch keeps the seat they had)."""
+    """A new table with its host sitting at `seat` (a rematch keeps the seat they had); `quick`
+    for quick play's tables."""
     if mode not in Mode.values:
         raise ServiceError("unknown_mode", _("Modalidad desconocida."))
     if not practice:  # bots mind nobody's past: a suspended player may still practise
@@ -53,6 +56,7 @@ def create_table(
                 # Public tables always count for the ladder; a private one only if the host says.
                 rated=(rated if private else True) and not practice,
                 practice=practice,
+                quick=quick,
             )
             Seat.objects.create(table=table, seat=seat, user=user)
     except IntegrityError:
@@ -205,6 +209,20 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
         fairplay.check_at_start(table)
         play.start(table, rng)
     return table
+
+
+def seat_four(players: Sequence[User], mode: str, rng: Any = None) -> Table:
+    """Quick play's table: `players[i]` at seat i (0+2 and 1+3 are partners), public and rated,
+    dealt at once. It is made the way four people would make it by hand (the first creates it,
+    the others sit, the first starts it), so every rule of sitting and starting applies; all or
+    nothing: a refusal leaves no table behind."""
+    if len(players) != 4:
+        raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
+    with transaction.atomic():
+        table = create_table(players[0], mode, quick=True)
+        for seat, user in enumerate(players[1:], start=1):
+            take_seat(user, table.pk, seat)
+        return start_game(players[0], table.pk, rng)
 
 
 def rematch(user: User, table_id: int) -> Table:

@@ -274,7 +274,7 @@ def test_the_lobby_shows_each_seated_players_rating_in_the_tables_mode(
     for _ in range(5):
         extra = services.create_table(make_user(), "4-reyes")
         services.take_seat(make_user(), extra.pk, 2)
-    with django_assert_max_num_queries(9):  # 8 today, with seven tables
+    with django_assert_max_num_queries(10):  # 10 today, with seven tables and the friends online
         client.get("/", HTTP_HX_REQUEST="true")
 
 

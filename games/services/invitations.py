@@ -1,0 +1,239 @@
+"""Inviting a friend to your table, or to play quick play as your partner.
+
+An invitation reaches the friend on whatever page of the site they are (`notify`), with a chime;
+they accept or decline it, or it expires after `EXPIRES_SECONDS` (Celery beat's sweep says so to
+both). Only a player you follow can be invited, never across a block (either way), at most
+`RATE_COUNT` invitations a minute and one waiting at a time for each friend.
+
+Accepting goes through the same services as doing it by hand: a table invitation takes the first
+free seat (`tables.take_seat`, with the table's invitation for a private one); a partner
+invitation puts both in quick play's queue as a pair (`queue.join`), and the inviter's page is
+sent to the queue.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts import relations
+from accounts.models import User
+from accounts.names import isolate
+
+from ..models import Invitation, Mode, Table
+from . import queue, ratelimit, tables
+from .errors import ServiceError
+from .groups import batched
+from .notify import tell
+from .storage import live_seat_of
+
+EXPIRES_SECONDS = 60
+#: Invitations a player may send in `RATE_SECONDS`.
+RATE_COUNT = 5
+RATE_SECONDS = 60
+
+
+def _recipient(sender: User, recipient: User | None) -> User:
+    if recipient is None or not recipient.is_active or recipient.is_banned:
+        raise ServiceError("no_player", _("Ese jugador no existe o no puede jugar."))
+    if recipient.pk == sender.pk:
+        raise ServiceError("self", _("No puedes invitarte a ti mismo."))
+    if recipient.is_bot:
+        raise ServiceError("bot", _("Los bots no reciben invitaciones."))
+    if relations.blocked_either_way(sender.pk, recipient.pk):
+        raise ServiceError("blocked", _("No puedes invitar a este jugador."))
+    if not relations.follows(sender.pk, recipient.pk):
+        raise ServiceError("not_friend", _("Sigue a este jugador para poder invitarle."))
+    if live_seat_of(recipient) is not None:
+        raise ServiceError(
+            "busy",
+            _("%(name)s ya está sentado en una mesa.") % {"name": isolate(recipient.public_name)},
+        )
+    return recipient
+
+
+@batched
+def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Invitation:
+    """`sender` invites `recipient` to their table (`Invitation.Kind.TABLE`: the open table
+    they sit at) or to play quick play of `mode` as their partner (`Invitation.Kind.PAIR`)."""
+    recipient = _recipient(sender, recipient)
+    table: Table | None = None
+    if kind == Invitation.Kind.TABLE:
+        seat = live_seat_of(sender)
+        if seat is None or seat.table.status != Table.Status.OPEN:
+            raise ServiceError(
+                "no_table", _("Siéntate en una mesa que aún no ha empezado para invitar a ella.")
+            )
+        table = seat.table
+        if table.seats.count() == 4:
+            raise ServiceError("full", _("La mesa está completa."))
+        mode = table.mode
+    elif kind == Invitation.Kind.PAIR:
+        if mode not in Mode.values:
+            raise ServiceError("unknown_mode", _("Modalidad desconocida."))
+        queue.check_may_queue(sender)
+    else:
+        raise ServiceError("bad_kind", _("Esa invitación no existe."))
+    if Invitation.objects.filter(
+        sender=sender, recipient=recipient, status=Invitation.Status.PENDING
+    ).exists():
+        raise ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))
+    if not ratelimit.within_rate("invitation", sender.pk, RATE_COUNT, RATE_SECONDS):
+        raise ServiceError(
+            "invitation_rate", _("Demasiadas invitaciones seguidas: espera un minuto.")
+        )
+    try:
+        with transaction.atomic():
+            invitation = Invitation.objects.create(
+                sender=sender,
+                recipient=recipient,
+                kind=kind,
+                table=table,
+                mode=mode,
+                expires_at=timezone.now() + timedelta(seconds=EXPIRES_SECONDS),
+            )
+    except IntegrityError:
+        raise ServiceError(
+            "already_invited", _("Ya le has invitado: espera a que conteste.")
+        ) from None
+    invitation.sender = sender
+    tell(recipient, message(invitation))
+    return invitation
+
+
+def message(invitation: Invitation) -> dict[str, Any]:
+    """The `invitation` message its recipient's pages get (docs/protocol.md)."""
+    sender = invitation.sender
+    return {
+        "type": "invitation",
+        "id": invitation.pk,
+        "kind": invitation.kind,
+        "mode": invitation.mode,
+        "mode_name": str(Mode(invitation.mode).label),
+        "table": invitation.table_id,
+        "from": {"name": sender.public_name, "username": sender.username},
+        "expires": invitation.expires_at.isoformat().replace("+00:00", "Z"),
+        "accept_url": reverse("quick:accept", args=[invitation.pk]),
+        "decline_url": reverse("quick:decline", args=[invitation.pk]),
+    }
+
+
+def pending_for(user_id: int) -> list[Invitation]:
+    """The invitations `user_id` may still answer, oldest first."""
+    return list(
+        Invitation.objects.filter(
+            recipient_id=user_id,
+            status=Invitation.Status.PENDING,
+            expires_at__gt=timezone.now(),
+        )
+        .select_related("sender")
+        .order_by("created_at")
+    )
+
+
+def _lock(user: User, invitation_id: int) -> Invitation:
+    """The recipient's pending invitation, locked; refused if it is not theirs to answer."""
+    invitation = (
+        Invitation.objects.select_for_update(of=("self",))
+        .filter(pk=invitation_id, recipient=user)
+        .select_related("sender", "table")
+        .first()
+    )
+    if invitation is None:
+        raise ServiceError("no_invitation", _("Esa invitación no existe."))
+    if invitation.status == Invitation.Status.PENDING and invitation.expires_at <= timezone.now():
+        _close(invitation, Invitation.Status.EXPIRED)
+    if invitation.status == Invitation.Status.EXPIRED:
+        raise ServiceError("expired", _("La invitación ha caducado."))
+    if invitation.status != Invitation.Status.PENDING:
+        raise ServiceError("answered", _("Ya has contestado a esa invitación."))
+    return invitation
+
+
+_ANSWERS = {
+    Invitation.Status.ACCEPTED: _("%(name)s ha aceptado tu invitación."),
+    Invitation.Status.DECLINED: _("%(name)s ha rechazado tu invitación."),
+    Invitation.Status.EXPIRED: _("%(name)s no ha contestado a tu invitación."),
+}
+
+
+def _close(invitation: Invitation, status: str, url: str | None = None) -> None:
+    """Settle the invitation; the sender hears the answer, the recipient's pages drop it."""
+    Invitation.objects.filter(pk=invitation.pk).update(status=status)
+    invitation.status = status
+    recipient = invitation.recipient
+    answer = {"type": "invitation_answer", "id": invitation.pk, "status": status, "url": url}
+    tell(
+        invitation.sender,
+        answer,
+        lambda: _ANSWERS[status] % {"name": isolate(recipient.public_name)},
+    )
+    tell(recipient, {"type": "invitation_closed", "id": invitation.pk, "status": status})
+
+
+@batched
+def decline(user: User, invitation_id: int) -> Invitation:
+    with transaction.atomic():
+        invitation = _lock(user, invitation_id)
+        _close(invitation, Invitation.Status.DECLINED)
+    return invitation
+
+
+@batched
+def accept(user: User, invitation_id: int) -> tuple[str, Table | None]:
+    """Accept an invitation. Returns where the recipient goes now (the table, or the queue), and
+    the table they sat at (its invitation is theirs now, for a private one)."""
+    with transaction.atomic():
+        invitation = _lock(user, invitation_id)
+        if invitation.kind == Invitation.Kind.TABLE:
+            table = _sit(user, invitation)
+            _close(invitation, Invitation.Status.ACCEPTED)
+            return table.get_absolute_url(), table
+        queue.check_may_queue(user)
+        if queue.refusal(invitation.sender) is not None:
+            raise ServiceError(
+                "partner_unavailable",
+                _("%(name)s ya no puede jugar ahora.")
+                % {"name": isolate(invitation.sender.public_name)},
+            )
+        # The inviter first: they lead the pair into the queue (their place is kept).
+        table = queue.join(invitation.sender, invitation.mode, partner=user)
+        url = table.get_absolute_url() if table else reverse("quick:queue")
+        _close(invitation, Invitation.Status.ACCEPTED, url)
+        return url, table
+
+
+def _sit(user: User, invitation: Invitation) -> Table:
+    table = invitation.table
+    if table is None:
+        raise ServiceError("no_table", _("Esa mesa no existe."))
+    taken = set(table.seats.values_list("seat", flat=True))
+    free = next((s for s in tables.SEATS if s not in taken), None)
+    if free is None:
+        raise ServiceError("full", _("La mesa está completa."))
+    queue.leave(user)  # a table chosen instead of waiting for one
+    return tables.take_seat(user, table.pk, free, table.invite_token)
+
+
+@batched
+def expire() -> int:
+    """Expire the invitations nobody answered in time (Celery beat's sweep); how many."""
+    stale = Invitation.objects.filter(
+        status=Invitation.Status.PENDING, expires_at__lte=timezone.now()
+    ).select_related("sender", "recipient")
+    expired = 0
+    for invitation in stale:
+        with transaction.atomic():
+            # Locked: an answer at the same moment wins, or waits and finds it expired.
+            still = Invitation.objects.select_for_update().filter(
+                pk=invitation.pk, status=Invitation.Status.PENDING
+            )
+            if still.first() is not None:
+                _close(invitation, Invitation.Status.EXPIRED)
+                expired += 1
+    return expired
