@@ -3,6 +3,7 @@
 pytest-django's live server speaks WSGI only; the table needs WebSockets, so these fixtures start
 the same processes `make run` starts, pointed at the test database and the test run's Redis
 prefixes. Tests that use them must be `django_db(transaction=True)` so their data is committed.
+`production_topology` starts what `make run-prod` starts: nginx in front of daphne processes.
 """
 
 from __future__ import annotations
