@@ -6,8 +6,8 @@ DAPHNE_PROCESSES daphne processes, a Celery worker and Celery beat, with DEBUG o
 
 Every process is a child of this one, in its own session (Ctrl-C reaches only this script, which
 stops them in order) and told to end if this script dies. A child that exits is started again
-after RESTART_SECONDS, as systemd would; one that exits before it first answered stops everything
-(a port taken, a bad setting). Logs, pid files, the generated nginx configuration and the
+after RESTART_SECONDS, as systemd would; a daphne or nginx that exits before it first answered
+stops everything (a port taken, a bad setting). Logs, pid files, the generated nginx configuration and the
 generated secret key go to RUN_DIR (run/prod).
 
 Environment (besides the site's own, README «Configuration»): PORT (nginx, 8000),
