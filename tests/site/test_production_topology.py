@@ -1,7 +1,7 @@
 """The production topology (`make run-prod`, scripts/run_prod.py, docs/deploy.md): nginx in front
-of two daphne processes, a Celery worker and beat, DEBUG off. Everything goes through nginx's
-port, as a browser's would; the sockets of one table land on both processes, and the table
-carries on when one of them is killed with SIGKILL."""
+of two daphne processes, a Celery worker and beat, DEBUG off, started for each test. Everything
+goes through nginx's port, as a browser's would; the sockets of one table land on both processes,
+and the table carries on when one of them is killed with SIGKILL."""
 
 from __future__ import annotations
 
@@ -34,18 +34,15 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def site(request: pytest.FixtureRequest, django_db_setup: None) -> Iterator[Topology]:
-    """One topology for the module (starting it takes a while): the tests make their own data.
+@pytest.fixture
+def site(transactional_db: None) -> Iterator[Topology]:
+    """The topology for one test, stopped before the test database is flushed (its processes
+    query the tables every second: a flush under them deadlocks).
 
     Beats every second and a process given up after 3 s silent, so a killed one's sockets are
     dropped quickly; turns of 5 minutes, so no clock plays for a test that waits; a killed
     daphne started again after 4 s, once its players have reconnected to the other one.
     """
-    from tests import live
-
-    # (Set per test by an autouse fixture, which runs after this one: the module's mark.)
-    live.current_test_is_slow = request.node.get_closest_marker("slow") is not None
     with production_topology(
         MUS_PROCESS_BEAT_SECONDS="1",
         MUS_PROCESS_TIMEOUT_SECONDS="3",
@@ -290,11 +287,12 @@ def test_nginx_serves_the_static_files_from_disk_hashed_names_cached_for_a_year(
     assert get("/static/nada.css").status == 404
 
 
-def test_the_health_check_answers_through_nginx(site: Topology) -> None:
+def test_the_health_check_answers_through_nginx(request: pytest.FixtureRequest) -> None:
     try:
         resolve("/salud/")
     except Resolver404:
         pytest.skip("no /salud/ on this branch yet (the outages branch adds it)")
+    site: Topology = request.getfixturevalue("site")
     wait_until(lambda: _health(site) == 200, timeout=30, message="/salud/ is not 200")
 
 
