@@ -1,11 +1,16 @@
 # `make run` and `make test` (README.md): both do all the setup on a fresh machine.
-.PHONY: run test test-fast setup lint format bench
+.PHONY: run run-prod test test-fast setup lint format bench
 
 setup:
 	@bash scripts/bootstrap.sh
 
 run: setup
 	@bash scripts/run.sh
+
+# The production topology on this machine: nginx in front of DAPHNE_PROCESSES (2) daphne
+# processes, a Celery worker and beat, DEBUG off (docs/deploy.md).
+run-prod: setup
+	@bash scripts/run_prod.sh
 
 lint: setup
 	.venv/bin/ruff check .
@@ -15,6 +20,7 @@ lint: setup
 
 test: lint
 	@bash scripts/ensure_chromium.sh
+	@bash scripts/ensure_nginx.sh
 	.venv/bin/python manage.py makemigrations --check --dry-run
 	.venv/bin/python -m pytest
 

@@ -23,7 +23,7 @@ pids+=($!)
 pids+=($!)
 
 # DAPHNE_PROCESSES=2 starts a second daphne on PORT+1 (and so on), all sharing Redis: the
-# multi-process setup the load test measures. Put a proxy in front of them to share one port.
+# multi-process setup the load test measures. `make run-prod` puts nginx in front of them.
 # A handshake waits up to 30 s for the consumer to accept (daphne's default is 5): after a
 # restart every browser reconnects at once, and dropping the ones still queued only makes them
 # come back again (docs/performance.md, «Connection storms»).

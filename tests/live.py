@@ -3,12 +3,14 @@
 pytest-django's live server speaks WSGI only; the table needs WebSockets, so these fixtures start
 the same processes `make run` starts, pointed at the test database and the test run's Redis
 prefixes. Tests that use them must be `django_db(transaction=True)` so their data is committed.
+`production_topology` starts what `make run-prod` starts: nginx in front of daphne processes.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -71,6 +73,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def free_ports(n: int) -> int:
+    """The first of ``n`` consecutive free ports (for scripts that number their servers)."""
+    for _ in range(100):
+        first = free_port()
+        try:
+            for port in range(first + 1, first + n):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return first
+    raise RuntimeError(f"no {n} consecutive free ports")
+
+
 def child_env(**extra: str) -> dict[str, str]:
     db = settings.DATABASES["default"]
     env = dict(os.environ)
@@ -99,10 +115,10 @@ def _wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path, timeout: f
     raise RuntimeError(f"server did not listen on {port}:\n{log.read_text()[-3000:]}")
 
 
-def _stop(proc: subprocess.Popen[Any]) -> None:
+def _stop(proc: subprocess.Popen[Any], timeout: float = 10) -> None:
     proc.terminate()
     try:
-        proc.wait(10)
+        proc.wait(timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
 
@@ -199,6 +215,68 @@ def celery_worker(*, beat: bool = False, **env: str) -> Iterator[Worker]:
         _stop(proc)
         for leftover in ARTIFACTS.glob(f"{schedule_file.name}*"):
             leftover.unlink()
+
+
+@dataclass
+class Topology:
+    """The production topology (scripts/run_prod.py) started by `production_topology`."""
+
+    url: str
+    run_dir: Path
+    proc: subprocess.Popen[Any]
+
+    def daphne_pids(self) -> dict[int, int]:
+        """Port -> pid of each daphne process running now (the script's pid files)."""
+        pids: dict[int, int] = {}
+        for pid_file in self.run_dir.glob("daphne-*.pid"):
+            try:
+                pids[int(pid_file.stem.removeprefix("daphne-"))] = int(pid_file.read_text())
+            except (OSError, ValueError):
+                continue  # being rewritten by a restart
+        return pids
+
+
+@contextmanager
+def production_topology(processes: int = 2, **env: str) -> Iterator[Topology]:
+    """`make run-prod` on free ports: nginx in front of ``processes`` daphne processes, a Celery
+    worker and beat, DEBUG off, on the test database and the test run's Redis prefixes. The
+    site signs sessions with this process's secret key, so the tests' session cookies work."""
+    _require_slow("the production topology")
+    port = free_port()
+    run_dir = ARTIFACTS / f"prod-{port}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / f"run-prod-{port}.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            ["bash", "scripts/run_prod.sh"],
+            cwd=ROOT,
+            env=child_env(
+                DJANGO_DEBUG="0",
+                DJANGO_SECRET_KEY=settings.SECRET_KEY,
+                ALLOWED_HOSTS="127.0.0.1,localhost",
+                SECURE_SSL_REDIRECT="0",
+                PORT=str(port),
+                DAPHNE_PROCESSES=str(processes),
+                DAPHNE_PORT=str(free_ports(processes)),
+                RUN_DIR=str(run_dir),
+                STATIC_ROOT=str(run_dir / "static"),
+                CELERY_CONCURRENCY="1",
+                **env,
+            ),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        # Migrations (none to apply), collectstatic, then every process answering.
+        deadline = time.monotonic() + 240
+        while "Barajamos (production topology)" not in log.read_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"run_prod.sh did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield Topology(f"http://127.0.0.1:{port}", run_dir, proc)
+    finally:
+        _stop(proc, timeout=60)
+        shutil.rmtree(run_dir / "static", ignore_errors=True)
 
 
 @pytest.fixture

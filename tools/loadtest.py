@@ -232,7 +232,13 @@ async def play_table(
 
 
 def server_processes() -> dict[str, list[int]]:
-    groups: dict[str, list[int]] = {"daphne": [], "celery": [], "postgres": [], "redis": []}
+    groups: dict[str, list[int]] = {
+        "daphne": [],
+        "nginx": [],
+        "celery": [],
+        "postgres": [],
+        "redis": [],
+    }
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -245,6 +251,8 @@ def server_processes() -> dict[str, list[int]]:
             continue
         if "daphne" in cmd or "musweb.server" in cmd:  # (the site runs daphne as musweb.server)
             groups["daphne"].append(int(pid))
+        elif cmd.startswith("nginx:"):  # master and workers (`make run-prod`, docs/deploy.md)
+            groups["nginx"].append(int(pid))
         elif "celery" in cmd:
             groups["celery"].append(int(pid))
         elif cmd.startswith("postgres") or "/postgres " in cmd:
@@ -363,7 +371,9 @@ def report(
         f"(their players moved on to {stats.tables_started} new tables)",
         "server CPU (% of one core over the run) and memory (RSS MB at the end):",
     ]
-    for group in ("daphne", "celery", "postgres", "redis"):
+    for group in ("daphne", "nginx", "celery", "postgres", "redis"):
+        if group not in cpu or (group == "nginx" and not rss[group]):
+            continue  # no nginx in front (`make run`)
         lines.append(f"  {group:9s} cpu {100 * cpu[group] / wall:6.1f}%   rss {rss[group]:8.1f} MB")
     lines.append(f"load client (this process) cpu {100 * stats.client_cpu / wall:6.1f}%")
     if machine is not None:
