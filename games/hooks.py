@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,3 +33,22 @@ def provide_ratings(provider: RatingsProvider) -> None:
 def ratings(pairs: Iterable[tuple[int, str]]) -> Mapping[tuple[int, str], RatingLabel]:
     """The labels of `pairs`, in one call (the ladder reads them in one query)."""
     return _ratings[0](pairs) if _ratings else {}
+
+
+#: A check before a player sits at a table (or creates one): raises `games.services.ServiceError`
+#: when a higher app holds the player elsewhere (a tournament whose table will come to them).
+SitCheck = Callable[[Any], None]
+
+_sit_checks: list[SitCheck] = []
+
+
+def provide_sit_check(check: SitCheck) -> None:
+    """Register a check run before a player takes a seat or creates a table (practice aside)."""
+    if check not in _sit_checks:
+        _sit_checks.append(check)
+
+
+def check_may_sit(user: Any) -> None:
+    """Run every registered check for `user`; the first refusal is raised."""
+    for check in _sit_checks:
+        check(user)
