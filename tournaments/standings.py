@@ -82,4 +82,3 @@ def standings(seeds: Sequence[Seed], results: Iterable[Result]) -> list[Row]:
     for i, row in enumerate(ordered, start=1):
         row.rank = i
     return ordered
-

@@ -38,4 +38,3 @@ def test_points_buchholz_and_tantos_as_computed_by_hand() -> None:
 def test_complete_ties_go_to_the_higher_rating_then_the_earlier_registration() -> None:
     rows = standings([Seed(7, 1500), Seed(3, 1500), Seed(9, 1510)], [])
     assert [r.pair for r in rows] == [9, 7, 3]
-
