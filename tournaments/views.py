@@ -36,7 +36,9 @@ def detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The tournament's page; with HX-Request, its live part, polled by the page. A player whose
     tournament table has just been set up (not the one the page was showing, `mesa`) is sent
     there."""
-    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    tournament = get_object_or_404(
+        Tournament.objects.select_related("winner__first", "winner__second"), pk=tournament_id
+    )
     context = {**queries.detail(tournament, request.user), "poll": DETAIL_POLL_SECONDS}
     table = context["me"].table
     if request.htmx:

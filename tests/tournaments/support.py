@@ -62,10 +62,10 @@ def start_now(tournament: Tournament) -> Tournament:
     return tournament
 
 
-def ready_tournament(n: int, **fields: Any) -> tuple[Tournament, list[Pair]]:
-    """A started tournament of `n` checked-in pairs."""
+def ready_tournament(n: int, prefix: str = "j", **fields: Any) -> tuple[Tournament, list[Pair]]:
+    """A started tournament of `n` checked-in pairs (players `prefix`0, `prefix`1…)."""
     tournament = make_tournament(**fields)
-    pairs = register_pairs(tournament, n)
+    pairs = register_pairs(tournament, n, prefix)
     check_in_all(tournament, pairs)
     return start_now(tournament), pairs
 
