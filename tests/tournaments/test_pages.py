@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -13,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import User
 from tests.factories import login
 from tests.site.test_names_isolated import DISPLAY, USERNAME, assert_isolated
+from tests.site.test_translations import english_page
 from tournaments import services
 from tournaments.models import Pair, Tournament
 
@@ -162,3 +164,33 @@ def test_a_tournament_page_costs_the_same_queries_whatever_its_size(make_user: A
         return len(captured)
 
     assert queries(4) == queries(8)
+
+
+def test_the_tournament_pages_are_in_english_for_an_english_player(make_user: Any) -> None:
+    swiss, pairs = ready_tournament(4, rounds=2, name="Open")
+    play_round(swiss)
+    knockout, _ = ready_tournament(4, prefix="k", format=Tournament.Format.KNOCKOUT, rounds=None)
+    make_tournament(name="Next")
+    player = pairs[0].first
+    User.objects.filter(pk=player.pk).update(language="en")
+    client = login(User.objects.get(pk=player.pk))
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    spanish = ["Torneos", "Próximos", "Clasificación", "Ronda", "Cuadro", "Parejas", " y ", "Tu "]
+    english_page(
+        client, "/torneos/", ["Tournaments", "Upcoming", "In progress", "Swiss, 2 rounds"], spanish
+    )
+    english_page(
+        client,
+        swiss.get_absolute_url(),
+        [
+            "Your tournament table is ready",
+            "Go to your table",
+            "Standings",
+            "Points",
+            "Round 2",
+            "Round 1",
+            "Your pair",
+        ],
+        spanish,
+    )
+    english_page(client, knockout.get_absolute_url(), ["Bracket", "Semifinals", "Final"], spanish)
