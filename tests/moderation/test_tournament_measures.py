@@ -100,7 +100,7 @@ def test_cancelling_a_tournament_goes_into_the_audit_log(
 def test_removing_a_pair_goes_into_the_audit_log_for_both_players(
     admin_client: Client, moderator: User
 ) -> None:
-    tournament, pairs = ready_tournament(4)
+    _tournament, pairs = ready_tournament(4)
     pair = pairs[0]
     confirm_post(admin_client, PAIRS, "remove_pairs", [pair.pk], reason="Colusión")
     pair.refresh_from_db()

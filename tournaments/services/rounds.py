@@ -239,9 +239,13 @@ def settle(match: Match) -> None:
     table = match.table
     assert table is not None
     if table.status == Table.Status.FINISHED and table.winner_team in (0, 1):
+        # The winner counts the game's 40 tantos (reached, or won with an órdago, which may
+        # leave it behind on the scoreboard); the loser what it had.
+        loser = 1 - table.winner_team
+        tantos = [TARGET, TARGET]
+        tantos[loser] = min(((table.scores or []) + [0, 0])[loser], TARGET - 1)
         winner = match.pair_a_id if table.winner_team == 0 else match.pair_b_id
-        scores = (table.scores or [0, 0]) + [0, 0]
-        decide(match, winner, Match.Outcome.PLAYED, (scores[0], scores[1]))
+        decide(match, winner, Match.Outcome.PLAYED, (tantos[0], tantos[1]))
         return
     if table.cancel_reason == Table.CancelReason.ABANDONED and table.abandoned_seat is not None:
         teams = {table.abandoned_seat % 2} | _gone_teams(table)
