@@ -112,7 +112,7 @@ def pairing_delays(tournament: Tournament) -> list[float]:
 
 def test_an_eight_pair_three_round_swiss_through_the_real_stack() -> None:
     tournament, pairs = seeded(8, rounds=3, name="Suizo real")
-    with celery_worker(beat=True, **ENV), daphne_process(**ENV) as base:
+    with celery_worker(beat=True, **ENV) as worker, daphne_process(**ENV) as base:
         players = scripted(base, tournament, pairs)
         # One player of the last pair never comes to their second table: their seat waits the
         # reconnection budget, the game is cancelled, and their pair loses it.
@@ -125,6 +125,8 @@ def test_an_eight_pair_three_round_swiss_through_the_real_stack() -> None:
             tournament_match__tournament=tournament, status=Table.Status.FINISHED
         )
         wait_until(lambda: RatedGame.objects.filter(table__in=played).count() == played.count())
+        # Each game's end queued the tournament's task (game_finished), besides beat's sweep.
+        assert worker.finished("tournaments.run") >= played.count()
     assert tournament.status == Tournament.Status.FINISHED
     matches = list(tournament.matches.order_by("round", "number"))
     assert [m.round for m in matches] == [1] * 4 + [2] * 4 + [3] * 4

@@ -3,10 +3,13 @@ round, standings against a hand computation, and every way a game ends in a tour
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games import services as games
@@ -359,3 +362,34 @@ def test_running_twice_changes_nothing_more() -> None:
     services.sweep()
     assert tournament.matches.count() == 4
     assert len(pairs) == 4
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_four_players_are_told_their_table_is_ready_wherever_they_are() -> None:
+    """On every page each player's socket listens to their own group (`player-<id>`)."""
+
+    def setup() -> tuple[Tournament, list[int]]:
+        tournament = make_tournament(rounds=1, name="Aviso")
+        pairs = register_pairs(tournament, 2)
+        check_in_all(tournament, pairs)
+        return tournament, [u for p in pairs for u in p.players]
+
+    tournament, users = await database_sync_to_async(setup)()
+    layer = get_channel_layer()
+    listening = []
+    for user_id in users:
+        channel = await layer.new_channel()
+        await layer.group_add(f"player-{user_id}", channel)
+        listening.append(channel)
+    await database_sync_to_async(start_now)(tournament)
+    table = await tournament.matches.values_list("table_id", flat=True).aget()
+    for channel in listening:
+        event = await asyncio.wait_for(layer.receive(channel), 10)
+        message = event["message"]
+        assert event["type"] == "player.message"
+        assert (message["type"], message["table"], message["url"]) == (
+            "tournament_table",
+            table,
+            f"/mesas/{table}/",
+        )
+        assert message["message"] == "Tu mesa del torneo está lista" and message["sound"]
