@@ -248,15 +248,18 @@ def start_arranged(
     if len(players) != 4 or len({p.pk for p in players}) != 4:
         raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
     refused: dict[int, ServiceError] = {}
+    waiting: list[tuple[User, Seat]] = []
     for seat, user in enumerate(players):
         try:
-            _check_arranged(user)
+            live = _check_arranged(user)
         except ServiceError as exc:
             refused[seat] = exc
+        else:
+            waiting += [(user, live)] if live is not None else []
     if refused:
         raise SeatsRefused(refused)
-    for user in players:
-        _make_room(user)
+    for user, live in waiting:
+        _make_room(user, live)
     try:
         with transaction.atomic():
             table = Table.objects.create(mode=mode, host=players[0], turn_seconds=turn_seconds)
@@ -277,21 +280,21 @@ def _busy() -> ServiceError:
     return ServiceError("already_seated", _("Está jugando otra partida."))
 
 
-def _check_arranged(user: User) -> None:
-    """Refuse a player who may not be seated at a table now (and change nothing)."""
+def _check_arranged(user: User) -> Seat | None:
+    """Refuse a player who may not be seated at a table now (and change nothing); the seat they
+    hold at a table that has not started or at a practice, which they will leave."""
     if not user.is_active or user.is_banned:
         raise ServiceError("banned", _("Esta cuenta no puede jugar."))
     abandonment.check_may_sit(user)
     seat = live_seat_of(user)
     if seat is not None and seat.table.status == Table.Status.PLAYING and not seat.table.practice:
         raise _busy()
+    return seat
 
 
-def _make_room(user: User) -> None:
-    """Take `user` from a table that has not started, or end their practice."""
-    seat = live_seat_of(user)
-    if seat is None:
-        return
+def _make_room(user: User, seat: Seat) -> None:
+    """Take `user` from the table that has not started where they hold `seat`, or end their
+    practice there."""
     if seat.table.status == Table.Status.OPEN:
         leave_seat(user, seat.table_id)
     elif seat.table.practice:

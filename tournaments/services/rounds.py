@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -21,6 +22,7 @@ from django.utils import timezone
 from games import services
 from games.engine.game import TARGET
 from games.models import ENDED_STATUSES, Seat, Table
+from games.services.groups import collect_group_messages, send_groups
 from rankings import elo
 from rankings.services import ratings_by_user
 
@@ -155,7 +157,12 @@ def open_tables(tournament_id: int) -> int:
         status=Match.Status.WAITING,
         table__isnull=True,
     ).values_list("pk", flat=True)
-    return sum(open_table(match_id) for match_id in waiting)
+    # What the tables and players are told goes out at the end, together: one trip to the
+    # channel layer for the whole round instead of five per table (docs/tournaments.md).
+    with collect_group_messages() as messages:
+        decided = sum(open_table(match_id) for match_id in waiting)
+    async_to_sync(send_groups)(messages)
+    return decided
 
 
 def open_table(match_id: int) -> bool:
