@@ -1,5 +1,5 @@
 """What games asks of the apps above it (they fill these from their `AppConfig.ready`): games never
-imports them (layers: engine <- accounts <- games <- rankings <- moderation)."""
+imports them (layers: engine <- accounts <- games <- rankings <- tournaments <- moderation)."""
 
 from __future__ import annotations
 
