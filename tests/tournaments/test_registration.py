@@ -227,3 +227,14 @@ def test_nothing_starts_before_its_time(tournament: Tournament) -> None:
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.REGISTRATION
     assert services.start(tournament.pk) is False
+
+
+def test_a_disqualified_player_does_not_register_again(
+    tournament: Tournament, make_user: Any
+) -> None:
+    pair = register_pairs(tournament, 1)[0]
+    services.remove_pair(pair.pk, "Suplantación")
+    eva = make_user("eva")
+    message = refused("removed", services.invite, pair.first, tournament.pk, "eva")
+    assert message == f"{pair.first.username} está descalificado de este torneo."
+    refused("removed", services.invite, eva, tournament.pk, pair.second.username)

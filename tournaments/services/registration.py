@@ -72,6 +72,15 @@ def _check_may_play(user: User) -> None:
         raise ServiceError("suspended", suspension_message(end))
 
 
+def _check_not_removed(tournament: Tournament, user: User) -> None:
+    """A player the organisers disqualified from a tournament does not come back into it."""
+    if pair_of(tournament, user, (Pair.Status.REMOVED,)) is not None:
+        raise ServiceError(
+            "removed",
+            _("%(name)s está descalificado de este torneo.") % {"name": user.public_name},
+        )
+
+
 def _check_partner(tournament: Tournament, partner: User) -> None:
     name = partner.public_name
     if partner.is_banned or not partner.is_active:
@@ -111,12 +120,14 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
         _check_may_play(user)
         if pair_of(tournament, user) is not None:
             raise ServiceError("already_registered", _("Ya estás inscrito en este torneo."))
+        _check_not_removed(tournament, user)
         partner = find_player(partner_name)
         if partner is None:
             raise ServiceError("no_player", _("No hay ningún jugador con ese nombre de usuario."))
         if partner.pk == user.pk:
             raise ServiceError("self", _("No puedes ser tu propia pareja: invita a otro jugador."))
         _check_partner(tournament, partner)
+        _check_not_removed(tournament, partner)
         _check_room(tournament)
         pair = Pair.objects.create(tournament=tournament, first=user, second=partner)
         notify.invited(pair)
