@@ -52,3 +52,27 @@ def check_may_sit(user: Any) -> None:
     """Run every registered check for `user`; the first refusal is raised."""
     for check in _sit_checks:
         check(user)
+
+
+@dataclass(frozen=True, slots=True)
+class TableLink:
+    """A link a higher app shows at the top of a table's page (a tournament's game: back to
+    the tournament)."""
+
+    text: str
+    url: str
+
+
+#: table -> the links to show on its page.
+TableLinks = Callable[[Any], Iterable[TableLink]]
+
+_table_links: list[TableLinks] = []
+
+
+def provide_table_links(provider: TableLinks) -> None:
+    if provider not in _table_links:
+        _table_links.append(provider)
+
+
+def table_links(table: Any) -> list[TableLink]:
+    return [link for provider in _table_links for link in provider(table)]

@@ -194,6 +194,7 @@ def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "ws_path": f"/ws/mesas/{table.pk}/",
         "turn_seconds": state["turn_seconds"],
+        "table_links": hooks.table_links(table),
         "quick_phrases": [str(p) for p in chat.QUICK_PHRASES],
         # The names on the felt show each person's rating (ratings do not change during a game).
         "seat_ratings": {

@@ -32,13 +32,15 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.profile import register_profile_context
-        from games.hooks import provide_sit_check
+        from games.hooks import provide_sit_check, provide_table_links
         from games.signals import game_abandoned, game_finished
 
+        from .links import tournament_link
         from .profile import profile_provider
         from .services import check_may_sit
 
         game_finished.connect(game_ended, dispatch_uid="tournaments.game_finished")
         game_abandoned.connect(game_ended, dispatch_uid="tournaments.game_abandoned")
         provide_sit_check(check_may_sit)
+        provide_table_links(tournament_link)
         register_profile_context(profile_provider)

@@ -194,3 +194,13 @@ def test_the_tournament_pages_are_in_english_for_an_english_player(make_user: An
         spanish,
     )
     english_page(client, knockout.get_absolute_url(), ["Bracket", "Semifinals", "Final"], spanish)
+
+
+def test_a_tournament_table_links_back_to_its_tournament() -> None:
+    tournament, pairs = ready_tournament(2, rounds=1, name="Copa de la peña")
+    table = current_matches(tournament)[0].table
+    page = login(pairs[0].first).get(f"/mesas/{table.pk}/").content.decode()
+    assert f'href="{tournament.get_absolute_url()}">Copa de la peña · Ronda 1</a>' in page
+    play_round(tournament)
+    page = login(pairs[0].first).get(f"/mesas/{table.pk}/").content.decode()
+    assert "Copa de la peña · Ronda 1" in page  # the finished table too: where the next comes
