@@ -1,6 +1,6 @@
-"""Tournaments in a real browser: a pair registers, checks in and is taken to its table when the
-tournament starts (Celery beat starts it); the tournament pages pass the axe checks and fit a
-phone."""
+"""Tournaments in a real browser: a pair registers, checks in and, when Celery beat starts the
+tournament, is told «Tu mesa del torneo está lista» wherever they are and taken to the table;
+the tournament pages pass the axe checks and fit a phone."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from .test_accessibility import violations
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_pair_registers_checks_in_and_is_taken_to_its_table(
+def test_a_pair_registers_checks_in_and_is_told_and_taken_to_its_table(
     live_site: str, browser: Any, orm: Any
 ) -> None:
     def setup() -> dict[str, Any]:
@@ -55,17 +55,25 @@ def test_a_pair_registers_checks_in_and_is_taken_to_its_table(
     ana.get_by_text("Confirmado: estás en el torneo.").wait_for()
     pair = orm(lambda: Pair.objects.get(first__username="ana"))
     assert pair.checked_in and pair.status == Pair.Status.REGISTERED
+    # Ana waits on the tournament's page, Luis in the lobby.
+    luis.goto(f"{live_site}/")
+    luis.locator("#notices[data-connected='true']").wait_for(state="attached")
     with celery_worker(beat=True):
-        # The start time comes while both have the page open: beat starts the tournament and
-        # pairs round 1, and each page's next poll takes its player to the table.
+        # The start time comes: beat starts the tournament and pairs round 1. The tournament's
+        # page takes Ana to her table; Luis gets the notice, with its chime, and follows it.
         starts = timezone.now() + timedelta(seconds=1)
         orm(
             lambda: Tournament.objects.filter(pk=data["id"]).update(
                 starts_at=starts, registration_deadline=starts
             )
         )
+        ana.wait_for_url(f"{live_site}/mesas/*/", timeout=30_000)
+        notice = luis.locator(".notice", has_text="Tu mesa del torneo está lista")
+        notice.wait_for(timeout=30_000)
+        assert luis.evaluate("document.getElementById('notices').dataset.chimes") == "1"
+        notice.get_by_role("link", name="Ir a la mesa").click()
+        luis.wait_for_url(f"{live_site}/mesas/*/", timeout=10_000)
         for page in (ana, luis):
-            page.wait_for_url(f"{live_site}/mesas/*/", timeout=30_000)
             page.locator(".seat .hand").first.wait_for(timeout=10_000)
     table = orm(lambda: Match.objects.get(tournament_id=data["id"]).table_id)
     assert ana.url == luis.url == f"{live_site}/mesas/{table}/"

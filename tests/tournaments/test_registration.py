@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import services as games
 from games.models import Abandonment, Table
+from games.services import queue
 from tests.factories import seat_all, started_table
 from tournaments import services
 from tournaments.models import Pair, Tournament
@@ -238,3 +239,10 @@ def test_a_disqualified_player_does_not_register_again(
     message = refused("removed", services.invite, pair.first, tournament.pk, "eva")
     assert message == f"{pair.first.username} está descalificado de este torneo."
     refused("removed", services.invite, eva, tournament.pk, pair.second.username)
+
+
+def test_a_checked_in_player_does_not_join_quick_play(tournament: Tournament) -> None:
+    pair = register_pairs(tournament, 1)[0]
+    services.check_in(pair.first, tournament.pk)
+    refused("in_tournament", queue.join, pair.first, "4-reyes")
+    assert queue.join(pair.second, "4-reyes") is None  # not checked in: waits in the queue

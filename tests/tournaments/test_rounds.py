@@ -3,19 +3,21 @@ round, standings against a hand computation, and every way a game ends in a tour
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
+from accounts.models import User
 from games import services as games
 from games.models import Seat, Table
+from musweb.asgi import application
 from rankings.models import PlayerRating
-from tests.factories import started_table
+from tests.factories import make_user, session_cookie, started_table
+from tests.sockets import next_of, receive
 from tournaments import queries, services
 from tournaments.models import Match, Pair, Tournament
 
@@ -364,10 +366,24 @@ def test_running_twice_changes_nothing_more() -> None:
     assert len(pairs) == 4
 
 
+async def player_page(user_id: int) -> WebsocketCommunicator:
+    """The socket every page of a signed-in player opens (`/ws/jugador/`), welcomed."""
+    user = await User.objects.aget(pk=user_id)
+    cookie = await database_sync_to_async(session_cookie)(user)
+    headers = [
+        (b"host", b"localhost"),
+        (b"origin", b"http://localhost"),
+        (b"cookie", cookie.encode()),
+    ]
+    comm = WebsocketCommunicator(application, "/ws/jugador/", headers=headers)
+    connected, _ = await comm.connect()
+    assert connected
+    assert (await receive(comm))["type"] == "invitations"
+    return comm
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_four_players_are_told_their_table_is_ready_wherever_they_are() -> None:
-    """On every page each player's socket listens to their own group (`player-<id>`)."""
-
     def setup() -> tuple[Tournament, list[int]]:
         tournament = make_tournament(rounds=1, name="Aviso")
         pairs = register_pairs(tournament, 2)
@@ -375,21 +391,41 @@ async def test_the_four_players_are_told_their_table_is_ready_wherever_they_are(
         return tournament, [u for p in pairs for u in p.players]
 
     tournament, users = await database_sync_to_async(setup)()
-    layer = get_channel_layer()
-    listening = []
-    for user_id in users:
-        channel = await layer.new_channel()
-        await layer.group_add(f"player-{user_id}", channel)
-        listening.append(channel)
+    pages = [await player_page(user_id) for user_id in users]
     await database_sync_to_async(start_now)(tournament)
     table = await tournament.matches.values_list("table_id", flat=True).aget()
-    for channel in listening:
-        event = await asyncio.wait_for(layer.receive(channel), 10)
-        message = event["message"]
-        assert event["type"] == "player.message"
-        assert (message["type"], message["table"], message["url"]) == (
-            "tournament_table",
+    for comm in pages:
+        message = await next_of(comm, "tournament_table")
+        assert (message["table"], message["url"], message["round"]) == (
             table,
             f"/mesas/{table}/",
+            1,
         )
         assert message["message"] == "Tu mesa del torneo está lista" and message["sound"]
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_partner_is_told_of_the_invitation_and_the_inviter_of_the_answer() -> None:
+    def setup() -> tuple[Tournament, User, User]:
+        return make_tournament(name="Copa"), make_user("ana"), make_user("luis", language="en")
+
+    tournament, ana, luis = await database_sync_to_async(setup)()
+    ana_page, luis_page = await player_page(ana.pk), await player_page(luis.pk)
+    await database_sync_to_async(services.invite)(ana, tournament.pk, "luis")
+    invitation = await next_of(luis_page, "tournament_invitation")
+    assert invitation["url"] == tournament.get_absolute_url() and invitation["sound"]
+    # In the partner's own language, the inviter's name isolated.
+    assert (
+        invitation["message"]
+        == "\u2068ana\u2069 invites you to play the tournament «Copa» as their partner."
+    )
+    assert invitation["link"] == "See the tournament"
+    await database_sync_to_async(services.accept)(luis, tournament.pk)
+    answer = await next_of(ana_page, "tournament_answer")
+    assert (answer["status"], answer["message"]) == (
+        "inscrita",
+        "Tu pareja ha aceptado: estáis inscritos en el torneo.",
+    )
+    await ana_page.disconnect()
+    await luis_page.disconnect()

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('games', '0011_table_turn_seconds'),
+        ('games', '0012_table_turn_seconds'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,38 +1,22 @@
 """What a tournament tells its players wherever they are on the site: their table is ready, a
 partner invites them, an invitation was answered.
 
-Everything goes through `_tell`, the one place that knows how a message reaches a player's
-pages (the player's socket, `/ws/jugador/`, docs/protocol.md); each message is sent once the
-change that caused it is committed, its words in the player's own language.
+Through the games app's messages to a player (`games.services.notify.tell`): every page of a
+signed-in player holds a socket (`/ws/jugador/`) that shows them with a chime (docs/protocol.md),
+each sent once the change that caused it is committed, its words in the player's own language.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.db import transaction
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import override
 
 from accounts.models import User
-from games.services.groups import send_group
+from accounts.names import isolate
+from games.services.notify import tell
 
 from ..models import Match, Pair
-
-#: The player's group and the message type every page's socket relays as it is.
-PLAYER_MESSAGE = "player.message"
-
-
-def player_group(user_id: int) -> str:
-    return f"player-{user_id}"
-
-
-def _tell(user: User, message: dict[str, Any], text: Any) -> None:
-    with override(user.language or "es"):
-        message = {**message, "message": str(text)}
-    payload = {"type": PLAYER_MESSAGE, "message": message}
-    transaction.on_commit(lambda: send_group(player_group(user.pk), payload))
 
 
 def table_ready(match: Match, table_id: int) -> None:
@@ -41,7 +25,7 @@ def table_ready(match: Match, table_id: int) -> None:
     tournament = match.tournament
     for pair in match.pairs():
         for user in (pair.first, pair.second):
-            _tell(
+            tell(
                 user,
                 {
                     "type": "tournament_table",
@@ -59,7 +43,7 @@ def table_ready(match: Match, table_id: int) -> None:
 def invited(pair: Pair) -> None:
     """The partner is told who invites them, with the tournament's page to answer."""
     tournament = pair.tournament
-    _tell(
+    tell(
         pair.second,
         {
             "type": "tournament_invitation",
@@ -68,23 +52,34 @@ def invited(pair: Pair) -> None:
             "from": {"name": pair.first.public_name, "username": pair.first.username},
             "url": tournament.get_absolute_url(),
             "sound": True,
+            "link": _link(pair.second),
         },
-        _("Te invitan a jugar un torneo en pareja"),
+        lambda: (
+            _("%(name)s te invita a jugar el torneo «%(tournament)s» en su pareja.")
+            % {"name": isolate(pair.first.public_name), "tournament": tournament.name}
+        ),
     )
 
 
 def answered(pair: Pair) -> None:
     """The inviter is told their partner's answer."""
     accepted = pair.status == Pair.Status.REGISTERED
-    _tell(
+    tell(
         pair.first,
         {
             "type": "tournament_answer",
             "tournament": pair.tournament.pk,
             "status": pair.status,
             "url": pair.tournament.get_absolute_url(),
+            "link": _link(pair.first),
         },
         _("Tu pareja ha aceptado: estáis inscritos en el torneo.")
         if accepted
         else _("Tu pareja ha rechazado la invitación al torneo."),
     )
+
+
+def _link(user: User) -> str:
+    """The words of the notice's link, in `user`'s language."""
+    with override(user.language or "es"):
+        return str(_("Ver el torneo"))
