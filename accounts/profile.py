@@ -22,6 +22,9 @@ Context keys the page understands (all optional; the defaults render empty state
 ``ratings_template`` / ``history_template``
     Templates included in the two sections instead of ``accounts/profile_ratings.html`` and
     ``accounts/profile_history.html``; they receive the whole page context (``player`` included).
+``sections``
+    Templates of more sections, included after those two in the order the providers give them
+    (every provider's are kept, not replaced); they receive the whole page context.
 
 Templates that extend ``accounts/profile.html`` may also override the ``ratings`` and
 ``history`` blocks, or add to the ``profile_extra`` block.
@@ -64,6 +67,10 @@ def profile_context(request: HttpRequest, player: Any) -> dict[str, Any]:
         # Whether the viewer follows and blocks this player (empty on your own profile).
         "relation": relations.relation(request.user, player),
     }
+    sections: list[str] = []
     for provider in _providers:
-        context.update(provider(request, player) or {})
+        extra = dict(provider(request, player) or {})
+        sections += extra.pop("sections", [])
+        context.update(extra)
+    context["sections"] = sections
     return context

@@ -6,7 +6,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
@@ -194,7 +193,8 @@ def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
         "state_json": json.dumps(state),
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "ws_path": f"/ws/mesas/{table.pk}/",
-        "turn_seconds": settings.MUS_TURN_SECONDS,
+        "turn_seconds": state["turn_seconds"],
+        "table_links": hooks.table_links(table),
         "quick_phrases": [str(p) for p in chat.QUICK_PHRASES],
         # The names on the felt show each person's rating (ratings do not change during a game).
         "seat_ratings": {

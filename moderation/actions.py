@@ -1,5 +1,5 @@
 """Moderator actions: ban, unban, mute, unmute, cancel a game, see a live game's cards, resolve
-reports, recompute ladders.
+reports, recompute ladders; and on tournaments: cancel one, remove a pair, decide a game.
 
 The admin (and anything else) calls these functions; each one applies the change through the
 game service layer where tables are concerned and writes one `ModerationAction` to the audit log.
@@ -22,6 +22,8 @@ from accounts.sockets import recheck_sockets
 from games import services
 from games.models import Table
 from rankings.tasks import recompute_ratings_task
+from tournaments import services as tournaments
+from tournaments.models import Match, Pair, Tournament
 
 from . import tasks
 from .models import ModerationAction, Report
@@ -288,6 +290,96 @@ def recompute_ratings(moderator: User | None, reason: str = "") -> ModerationAct
     transaction.on_commit(enqueue)
     entry.refresh_from_db()
     return entry
+
+
+# --------------------------------------------------------------------------------------------
+# Tournaments.
+# --------------------------------------------------------------------------------------------
+def _reason(reason: str, missing: Any) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ModerationError(missing)
+    return reason
+
+
+def cancel_tournament(
+    moderator: User | None, tournament: Tournament, reason: str
+) -> ModerationAction:
+    """Cancel a tournament (its games in play are cancelled too); the reason shows on its page."""
+    reason = _reason(reason, _("Para cancelar un torneo hace falta un motivo."))
+    with transaction.atomic():
+        try:
+            tournaments.cancel(tournament.pk, reason)
+        except services.ServiceError as exc:
+            raise ModerationError(exc.message) from None
+        return record(
+            moderator,
+            ModerationAction.Kind.CANCEL_TOURNAMENT,
+            reason=reason,
+            tournament=tournament.pk,
+            tournament_name=tournament.name,
+        )
+
+
+def remove_pair(moderator: User | None, pair: Pair, reason: str) -> ModerationAction:
+    """Take a pair out of its tournament: its game in progress is lost; it is paired no more.
+    One entry in the audit log for each of its players."""
+    reason = _reason(reason, _("Para descalificar una pareja hace falta un motivo."))
+    with transaction.atomic():
+        try:
+            tournaments.remove_pair(pair.pk, reason)
+        except services.ServiceError as exc:
+            raise ModerationError(exc.message) from None
+        details = {
+            "tournament": pair.tournament_id,
+            "tournament_name": pair.tournament.name,
+            "pair": pair.pk,
+        }
+        record(
+            moderator,
+            ModerationAction.Kind.REMOVE_PAIR,
+            target=pair.second,
+            reason=reason,
+            **details,
+        )
+        return record(
+            moderator,
+            ModerationAction.Kind.REMOVE_PAIR,
+            target=pair.first,
+            reason=reason,
+            **details,
+        )
+
+
+#: Who wins a game the organisers decide: pair a (seats 0 and 2), pair b, or neither.
+ADJUDICATE_WINNERS = ("a", "b", "ninguna")
+
+
+def adjudicate(moderator: User | None, match: Match, winner: str, reason: str) -> ModerationAction:
+    """Decide a tournament game: `winner` is one of `ADJUDICATE_WINNERS`. A game still in play
+    is cancelled first."""
+    reason = _reason(reason, _("Para decidir una partida hace falta un motivo."))
+    if winner not in ADJUDICATE_WINNERS:
+        raise ModerationError(_("Elige quién gana la partida."))
+    winner_id = {"a": match.pair_a_id, "b": match.pair_b_id}.get(winner)
+    if winner != "ninguna" and winner_id is None:
+        raise ModerationError(_("En esa partida no hay pareja %(side)s.") % {"side": winner})
+    with transaction.atomic():
+        try:
+            tournaments.adjudicate(match.pk, winner_id, reason)
+        except services.ServiceError as exc:
+            raise ModerationError(exc.message) from None
+        return record(
+            moderator,
+            ModerationAction.Kind.ADJUDICATE,
+            table=match.table_id,
+            reason=reason,
+            tournament=match.tournament_id,
+            tournament_name=match.tournament.name,
+            round=match.round,
+            match=match.pk,
+            winner_pair=winner_id,
+        )
 
 
 # --------------------------------------------------------------------------------------------

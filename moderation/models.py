@@ -104,6 +104,9 @@ class ModerationAction(models.Model):
         RESOLVE_REPORT = "resolver", _("Denuncia resuelta")
         RECOMPUTE = "recalcular", _("Ranking recalculado")
         REVEAL_HANDS = "ver_cartas", _("Cartas de una partida en juego vistas")
+        CANCEL_TOURNAMENT = "cancelar_torneo", _("Torneo cancelado")
+        REMOVE_PAIR = "descalificar", _("Pareja descalificada de un torneo")
+        ADJUDICATE = "arbitrar", _("Partida de torneo decidida por la organización")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -22,5 +22,12 @@ def _schedule_sweeps(sender: Celery, **_: object) -> None:
         sender.signature("games.sweep_deadlines", expires=float(settings.MUS_SWEEP_SECONDS)),
         name="sweep",
     )
+    # Tournaments: the start at its time, then each round as soon as the last one ends (a game's
+    # end also queues `tournaments.run` at once; this is the safety net).
+    sender.add_periodic_task(
+        float(settings.MUS_SWEEP_SECONDS),
+        sender.signature("tournaments.sweep", expires=float(settings.MUS_SWEEP_SECONDS)),
+        name="tournaments",
+    )
     # A finished game whose rating task was lost is rated within a minute.
     sender.add_periodic_task(60.0, sender.signature("rankings.rate_pending"), name="rate-pending")

@@ -24,6 +24,7 @@ urlpatterns = [
     path("mesas/", include("moderation.urls")),
     path("partidas/", include("rankings.game_urls")),
     path("ranking/", include("rankings.urls")),
+    path("torneos/", include("tournaments.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

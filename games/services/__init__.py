@@ -2,7 +2,7 @@
 apps call these functions and nothing below them.
 
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
-  rematch); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
+  rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
 - `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
   cancelling a game.
@@ -30,7 +30,7 @@ from .connections import (
     socket_closed,
     socket_opened,
 )
-from .errors import Conflict, ServiceError
+from .errors import Conflict, SeatsRefused, ServiceError
 from .groups import collect_group_messages, group_name
 from .moves import Outcome, step_key
 from .play import act, act_async, apply_action, cancel_game, play_defaults
@@ -44,6 +44,7 @@ from .tables import (
     leave_seat,
     rematch,
     seat_four,
+    start_arranged,
     start_game,
     take_seat,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "ALL_KEYS",
     "Conflict",
     "Outcome",
+    "SeatsRefused",
     "ServiceError",
     "act",
     "act_async",
@@ -89,6 +91,7 @@ __all__ = [
     "seat_rows",
     "socket_closed",
     "socket_opened",
+    "start_arranged",
     "start_game",
     "start_practice",
     "state_for",

@@ -29,6 +29,7 @@ from ..models import Connection, Seat, ServerProcess, Table
 from . import abandonment, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
+from .moves import turn_seconds
 from .play import cancel_game
 from .state import ONLOOKER, audience, broadcast
 from .storage import game_of, load_table
@@ -140,7 +141,7 @@ def _go_away(seat: Seat, now: datetime) -> None:
         seat.clock_left = seat.clock_step = None
         return
     deadline = table.deadline
-    full = float(settings.MUS_TURN_SECONDS)
+    full = float(turn_seconds(table))
     seat.clock_left = full if deadline is None else max(0.0, (deadline - now).total_seconds())
     seat.clock_step = table.step_version
 
@@ -155,7 +156,7 @@ def _come_back(seat: Seat, now: datetime) -> None:
     game = None if table is None else game_of(table)
     if table is not None and game is not None and seat.seat in to_act(table, game):
         same_step = seat.clock_step == table.step_version and seat.clock_left is not None
-        left = seat.clock_left if same_step else float(settings.MUS_TURN_SECONDS)
+        left = seat.clock_left if same_step else float(turn_seconds(table))
         deadline = now + timedelta(seconds=left or 0)
         if table.deadline is not None and table.deadline > deadline:
             deadline = table.deadline  # others still on the clock in this step keep theirs

@@ -52,3 +52,13 @@ def no_table() -> ServiceError:
 
 def not_seated() -> ServiceError:
     return ServiceError("not_seated", _("No estás sentado en esta mesa."))
+
+
+class SeatsRefused(ServiceError):
+    """Some players of a table set up for them cannot sit now (`tables.start_arranged`):
+    `refused` maps each of their seats to its refusal; the first one is this error's own."""
+
+    def __init__(self, refused: dict[int, ServiceError]) -> None:
+        first = refused[min(refused)]
+        super().__init__(first.code, first.message)
+        self.refused = refused

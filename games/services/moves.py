@@ -54,6 +54,11 @@ class Outcome:
     phase: str
 
 
+def turn_seconds(table: Table) -> int:
+    """The turn clock of `table` (RULES.md §8.2): its own if it has one, else the site's."""
+    return table.turn_seconds or settings.MUS_TURN_SECONDS
+
+
 def deadline_for(table: Table, game: engine.Game) -> datetime | None:
     """The turn clock of the seats to act, or None when it is stopped: the game is over, or
     every seat to act is waiting for its player (RULES.md §8.3)."""
@@ -64,7 +69,7 @@ def deadline_for(table: Table, game: engine.Game) -> datetime | None:
     acting = to_act(table, game)
     if acting and set(acting) <= away_seats(table):
         return None
-    return timezone.now() + timedelta(seconds=settings.MUS_TURN_SECONDS)
+    return timezone.now() + timedelta(seconds=turn_seconds(table))
 
 
 def step_key(game: engine.Game | None) -> tuple[Any, ...] | None:

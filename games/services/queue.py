@@ -120,6 +120,7 @@ def refusal(user: User) -> ServiceError | None:
         return ServiceError("banned", _("Tu cuenta está suspendida: no puedes jugar."))
     try:
         abandonment.check_may_sit(user)
+        hooks.check_may_sit(user)  # (a tournament the player checked in for, say)
     except ServiceError as exc:
         return exc
     end = dodge_suspended_until(user)

@@ -16,6 +16,7 @@ from accounts.models import User
 from .. import engine
 from ..models import Table
 from .groups import group_name, send_group
+from .moves import turn_seconds
 from .storage import dumps, game_of, load_table, seat_number, seat_rows
 from .turns import schedule_bot_turn, to_act
 
@@ -81,7 +82,7 @@ def state_parts(
         "seats": seats,
         "host_seat": next((s["seat"] for s in seats if s and s["host"]), None),
         "deadline": _iso(table.deadline) if table.deadline else None,
-        "turn_seconds": settings.MUS_TURN_SECONDS,
+        "turn_seconds": turn_seconds(table),
         # The server's clock, so browsers with a wrong clock still count deadlines down right.
         "now": _iso(timezone.now()),
         "record_url": (

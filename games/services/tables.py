@@ -13,10 +13,11 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 
+from .. import hooks
 from ..models import Mode, Seat, Table
 from . import abandonment, connections, fairplay, kicks, play
 from .access import can_view
-from .errors import ServiceError, not_seated
+from .errors import SeatsRefused, ServiceError, not_seated
 from .state import after_commit
 from .storage import compare_and_set, live_seat_of, lock_table, seat_number
 
@@ -45,6 +46,7 @@ def create_table(
         raise ServiceError("unknown_mode", _("Modalidad desconocida."))
     if not practice:  # bots mind nobody's past: a suspended player may still practise
         abandonment.check_may_sit(user)
+        hooks.check_may_sit(user)
     if live_seat_of(user) is not None:
         raise _already_seated()
     try:
@@ -94,6 +96,7 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
             raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
         _check_reserved(table, user, seat)
         abandonment.check_may_sit(user)
+        hooks.check_may_sit(user)
         seats = {s.seat: s for s in table.seats.all()}
         mine = next((s for s in seats.values() if s.user_id == user.pk), None)
         if seat in seats and seats[seat].user_id != user.pk:
@@ -223,6 +226,79 @@ def seat_four(players: Sequence[User], mode: str, rng: Any = None) -> Table:
         for seat, user in enumerate(players[1:], start=1):
             take_seat(user, table.pk, seat)
         return start_game(players[0], table.pk, rng)
+
+
+def start_arranged(
+    players: Sequence[User], mode: str, *, turn_seconds: int | None = None, rng: Any = None
+) -> Table:
+    """A table set up for four players by somebody else (a tournament's round): `players[i]` at
+    seat i (0+2 and 1+3 are partners), public, rated, dealt at once.
+
+    The rules of sitting and starting apply as if the four had sat down and started it
+    themselves: a banned or suspended player, or one playing another game, is refused
+    (`SeatsRefused` names every refused seat, and nothing is changed); the seats of those who
+    have no socket open wait for them from now (RULES.md §8.3); the pairs' limit may make it
+    unrated. A player waiting at a table that has not started is taken from it, and a practice
+    of theirs is ended, as if they had left them. The checks higher apps add
+    (`hooks.check_may_sit`) are for the players' own choices and are not run: this table is
+    what they hold the players for.
+    """
+    if mode not in Mode.values:
+        raise ServiceError("unknown_mode", _("Modalidad desconocida."))
+    if len(players) != 4 or len({p.pk for p in players}) != 4:
+        raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
+    refused: dict[int, ServiceError] = {}
+    waiting: list[tuple[User, Seat]] = []
+    for seat, user in enumerate(players):
+        try:
+            live = _check_arranged(user)
+        except ServiceError as exc:
+            refused[seat] = exc
+        else:
+            waiting += [(user, live)] if live is not None else []
+    if refused:
+        raise SeatsRefused(refused)
+    for user, live in waiting:
+        _make_room(user, live)
+    try:
+        with transaction.atomic():
+            table = Table.objects.create(mode=mode, host=players[0], turn_seconds=turn_seconds)
+            Seat.objects.bulk_create(
+                [Seat(table=table, seat=seat, user=user) for seat, user in enumerate(players)]
+            )
+            connections.mark_absent(table)
+            fairplay.check_at_start(table)
+            play.start(table, rng)
+    except IntegrityError:
+        # Somebody sat down somewhere meanwhile (one live table per player): say who.
+        busy = {seat: _busy() for seat, user in enumerate(players) if live_seat_of(user)}
+        raise SeatsRefused(busy or {0: _busy()}) from None
+    return table
+
+
+def _busy() -> ServiceError:
+    return ServiceError("already_seated", _("Está jugando otra partida."))
+
+
+def _check_arranged(user: User) -> Seat | None:
+    """Refuse a player who may not be seated at a table now (and change nothing); the seat they
+    hold at a table that has not started or at a practice, which they will leave."""
+    if not user.is_active or user.is_banned:
+        raise ServiceError("banned", _("Esta cuenta no puede jugar."))
+    abandonment.check_may_sit(user)
+    seat = live_seat_of(user)
+    if seat is not None and seat.table.status == Table.Status.PLAYING and not seat.table.practice:
+        raise _busy()
+    return seat
+
+
+def _make_room(user: User, seat: Seat) -> None:
+    """Take `user` from the table that has not started where they hold `seat`, or end their
+    practice there."""
+    if seat.table.status == Table.Status.OPEN:
+        leave_seat(user, seat.table_id)
+    elif seat.table.practice:
+        play.cancel_game(seat.table_id, Table.CancelReason.PRACTICE_LEFT)
 
 
 def rematch(user: User, table_id: int) -> Table:

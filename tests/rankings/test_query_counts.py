@@ -24,8 +24,9 @@ EXPECTED = {
     "leaderboard": 1,  # the page of ratings with their players
     "leaderboard_fragment": 1,
     "leaderboard_search": 2,  # + the ladder places of the players found
-    "profile": 7,  # accounts' user + ratings, chart, totals with partner, latest games
+    "profile": 8,  # accounts' user + ratings, chart, totals with partner, latest games
     # + the table the player sits at now and their abandonments (games' status lines)
+    # + the tournaments they won (tournaments' section)
     "history": 2,  # the player + their games (with seats, names and rating changes)
     "history_fragment": 2,
     "history_everybody": 1,  # the games with their seats

@@ -10,7 +10,7 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNTIME_APPS = ("accounts", "games", "rankings", "moderation", "musweb")
+RUNTIME_APPS = ("accounts", "games", "rankings", "tournaments", "moderation", "musweb")
 MAX_LINES = 500
 
 

@@ -1,7 +1,8 @@
 // The player's socket, opened by every page of a signed-in player (docs/protocol.md,
 // `/ws/jugador/`): invitations with accept/decline and a chime, quick play finding a table, and
-// the answers to your own invitations. On the queue page (#quick-queue) the same socket holds the
-// player's place in the queue (`?cola=1`); queue.js listens to the messages this script passes on
+// the answers to your own invitations; a tournament's table ready, its invitations and answers.
+// On the queue page (#quick-queue) the same socket holds the player's place in the queue
+// (`?cola=1`); queue.js listens to the messages this script passes on
 // as "barajamos:message" events. No inline script, no HTML built from strings: the CSP and the
 // names players choose.
 
@@ -61,12 +62,13 @@ function dismiss(node) {
   node.remove();
 }
 
-function textNotice(text, url) {
+function textNotice(text, url, label) {
   const node = fromTemplate("notice-text");
   slot(node, "text").textContent = text;
   if (url) {
     const link = slot(node, "link");
     link.href = url;
+    if (label) link.textContent = label;
     link.hidden = false;
   }
   slot(node, "close").addEventListener("click", () => dismiss(node));
@@ -132,6 +134,18 @@ function handle(msg) {
     }
   } else if (msg.type === "left" && !queuePage && msg.code !== "not_queued") {
     textNotice(msg.message);
+  } else if (msg.type === "tournament_table") {
+    chime();
+    // The tournament's own page goes to the table at once; any other page says so.
+    const live = document.getElementById("tournament-live");
+    if (live && live.dataset.tournament === String(msg.tournament)) {
+      window.location.assign(msg.url);
+    } else if (!window.location.pathname.startsWith(msg.url)) {
+      textNotice(msg.message, msg.url);
+    }
+  } else if (msg.type === "tournament_invitation" || msg.type === "tournament_answer") {
+    if (msg.sound) chime();
+    textNotice(msg.message, msg.url, msg.link);
   }
 }
 

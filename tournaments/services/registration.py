@@ -1,0 +1,253 @@
+"""Registering a pair, and checking in.
+
+Every change locks the tournament's row first, so two requests about the same tournament (two
+invitations of one player, an acceptance racing a withdrawal, the start) happen one after the
+other, and the checks below see each other's results. Refusals are `ServiceError`s with a code
+for clients and a message for people (docs/protocol.md lists them).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import formats, timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from games import services
+from games.models import Table
+from games.services import ServiceError
+from games.services.abandonment import suspension_message
+
+from ..models import Pair, Tournament
+from . import notify
+
+
+def lock(tournament_id: int) -> Tournament:
+    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is None:
+        raise ServiceError("no_tournament", _("Ese torneo no existe."))
+    return tournament
+
+
+def pair_of(tournament: Tournament, user: Any, statuses: Any = Pair.LIVE) -> Pair | None:
+    """The pair `user` is in at `tournament` (one that still counts, by default)."""
+    if not getattr(user, "is_authenticated", True):
+        return None
+    return (
+        Pair.objects.select_related("first", "second")
+        .filter(tournament=tournament, status__in=statuses)
+        .filter(Q(first=user) | Q(second=user))
+        .first()
+    )
+
+
+def registered_count(tournament: Tournament) -> int:
+    return tournament.pairs.filter(status=Pair.Status.REGISTERED).count()
+
+
+def _started(tournament: Tournament, now: datetime) -> bool:
+    return tournament.status != Tournament.Status.REGISTRATION or now >= tournament.starts_at
+
+
+def _check_open(tournament: Tournament) -> None:
+    now = timezone.now()
+    if _started(tournament, now):
+        raise ServiceError("started", _("El torneo ya ha empezado."))
+    if now > tournament.registration_deadline:
+        raise ServiceError("closed", _("La inscripción de este torneo está cerrada."))
+
+
+def _check_room(tournament: Tournament) -> None:
+    if registered_count(tournament) >= tournament.max_pairs:
+        raise ServiceError("full", _("El torneo está completo."))
+
+
+def _check_may_play(user: User) -> None:
+    end = services.suspended_until(user)
+    if end is not None:
+        raise ServiceError("suspended", suspension_message(end))
+
+
+def _check_not_removed(tournament: Tournament, user: User) -> None:
+    """A player the organisers disqualified from a tournament does not come back into it."""
+    if pair_of(tournament, user, (Pair.Status.REMOVED,)) is not None:
+        raise ServiceError(
+            "removed",
+            _("%(name)s está descalificado de este torneo.") % {"name": user.public_name},
+        )
+
+
+def _check_partner(tournament: Tournament, partner: User) -> None:
+    name = partner.public_name
+    if partner.is_banned or not partner.is_active:
+        raise ServiceError(
+            "partner_banned", _("%(name)s está expulsado y no puede jugar.") % {"name": name}
+        )
+    if services.suspended_until(partner) is not None:
+        raise ServiceError(
+            "partner_suspended",
+            _("%(name)s está suspendido por abandonar partidas y no puede inscribirse ahora.")
+            % {"name": name},
+        )
+    if pair_of(tournament, partner) is not None:
+        raise ServiceError(
+            "partner_registered",
+            _("%(name)s ya está inscrito en este torneo con otra pareja.") % {"name": name},
+        )
+
+
+def find_player(username: Any) -> User | None:
+    """The player called `username` (in any case, as log-in finds them), if they can play."""
+    name = str(username or "").strip()
+    if not name:
+        return None
+    found = list(User.objects.filter(username__iexact=name, is_bot=False)[:2])
+    exact = [u for u in found if u.username == name]
+    if exact:
+        return exact[0]
+    return found[0] if len(found) == 1 else None
+
+
+def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
+    """`user` registers with the player called `partner_name`, who has to accept."""
+    with transaction.atomic():
+        tournament = lock(tournament_id)
+        _check_open(tournament)
+        _check_may_play(user)
+        if pair_of(tournament, user) is not None:
+            raise ServiceError("already_registered", _("Ya estás inscrito en este torneo."))
+        _check_not_removed(tournament, user)
+        partner = find_player(partner_name)
+        if partner is None:
+            raise ServiceError("no_player", _("No hay ningún jugador con ese nombre de usuario."))
+        if partner.pk == user.pk:
+            raise ServiceError("self", _("No puedes ser tu propia pareja: invita a otro jugador."))
+        _check_partner(tournament, partner)
+        _check_not_removed(tournament, partner)
+        _check_room(tournament)
+        pair = Pair.objects.create(tournament=tournament, first=user, second=partner)
+        notify.invited(pair)
+    return pair
+
+
+def _invitation(tournament: Tournament, user: User) -> Pair:
+    pair = pair_of(tournament, user, (Pair.Status.INVITED,))
+    if pair is None or pair.second_id != user.pk:
+        raise ServiceError("no_invitation", _("No tienes ninguna invitación en este torneo."))
+    return pair
+
+
+def accept(user: User, tournament_id: int) -> Pair:
+    """The invited partner accepts: the pair is registered."""
+    with transaction.atomic():
+        tournament = lock(tournament_id)
+        _check_open(tournament)
+        pair = _invitation(tournament, user)
+        _check_may_play(user)
+        if pair.first.is_banned or not pair.first.is_active:
+            raise ServiceError(
+                "partner_banned",
+                _("%(name)s está expulsado y no puede jugar.") % {"name": pair.first.public_name},
+            )
+        _check_room(tournament)
+        pair.status = Pair.Status.REGISTERED
+        pair.answered_at = timezone.now()
+        pair.save(update_fields=["status", "answered_at"])
+        notify.answered(pair)
+    return pair
+
+
+def decline(user: User, tournament_id: int) -> Pair:
+    """The invited partner says no."""
+    with transaction.atomic():
+        tournament = lock(tournament_id)
+        pair = _invitation(tournament, user)
+        pair.status = Pair.Status.DECLINED
+        pair.answered_at = timezone.now()
+        pair.save(update_fields=["status", "answered_at"])
+        notify.answered(pair)
+    return pair
+
+
+def withdraw(user: User, tournament_id: int) -> Pair:
+    """Either player takes the pair out (or the inviter takes back the invitation), before the
+    start."""
+    with transaction.atomic():
+        tournament = lock(tournament_id)
+        if _started(tournament, timezone.now()):
+            raise ServiceError("started", _("El torneo ya ha empezado: ya no puedes retirarte."))
+        pair = pair_of(tournament, user)
+        if pair is None:
+            raise ServiceError("not_registered", _("No estás inscrito en este torneo."))
+        pair.status = Pair.Status.WITHDRAWN
+        pair.save(update_fields=["status"])
+    return pair
+
+
+def check_in(user: User, tournament_id: int, player: Any = None) -> Pair:
+    """«Estoy»: `user` says they are here to play. Only for oneself (`player`, a username, if
+    given, must be theirs), in the window before the start, by a registered pair."""
+    if player is not None and str(player).strip().lower() != user.username.lower():
+        raise ServiceError(
+            "not_yours",
+            _("Solo puedes confirmar por ti: tu pareja pulsa «Estoy» desde su cuenta."),
+        )
+    with transaction.atomic():
+        tournament = lock(tournament_id)
+        now = timezone.now()
+        if _started(tournament, now):
+            raise ServiceError("started", _("El torneo ya ha empezado."))
+        if now < tournament.checkin_opens_at:
+            opens = formats.time_format(timezone.localtime(tournament.checkin_opens_at))
+            raise ServiceError(
+                "checkin_not_open",
+                _("La confirmación se abre a las %(time)s.") % {"time": opens},
+            )
+        pair = pair_of(tournament, user)
+        if pair is None:
+            raise ServiceError("not_registered", _("No estás inscrito en este torneo."))
+        if pair.status != Pair.Status.REGISTERED:
+            raise ServiceError("not_accepted", _("Tu pareja aún no ha aceptado la invitación."))
+        seat = services.live_seat_of(user)
+        if seat is not None and not seat.table.practice and seat.table.status == Table.Status.OPEN:
+            raise ServiceError(
+                "seated",
+                _("Levántate de tu mesa antes de confirmar: la mesa del torneo te llega sola."),
+            )
+        field = "first_checked_in_at" if pair.first_id == user.pk else "second_checked_in_at"
+        if getattr(pair, field) is None:
+            setattr(pair, field, now)
+            pair.save(update_fields=[field])
+    return pair
+
+
+def committed(user: Any) -> bool:
+    """Whether `user` has checked in for a tournament that has not ended, in a pair still in it:
+    their tournament table will come to them, so they may not sit elsewhere meanwhile."""
+    return (
+        Pair.objects.filter(
+            tournament__status__in=(Tournament.Status.REGISTRATION, Tournament.Status.RUNNING),
+            status__in=(Pair.Status.REGISTERED, Pair.Status.PLAYING),
+        )
+        .filter(
+            Q(first=user, first_checked_in_at__isnull=False)
+            | Q(second=user, second_checked_in_at__isnull=False)
+        )
+        .exists()
+    )
+
+
+def check_may_sit(user: Any) -> None:
+    """`games.hooks.check_may_sit`: a player who is playing a tournament waits for its tables."""
+    if getattr(user, "is_authenticated", False) and committed(user):
+        raise ServiceError(
+            "in_tournament",
+            _(
+                "Estás jugando un torneo: tu mesa del torneo se abre sola. Mientras tanto "
+                "puedes practicar contra bots."
+            ),
+        )
