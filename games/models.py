@@ -25,6 +25,19 @@ if tuple(Mode.values) != engine.MODES:  # pragma: no cover - a mode added to the
     raise ImproperlyConfigured(f"games.models.Mode must list the engine's modes {engine.MODES}")
 
 
+class BotLevel(models.TextChoices):
+    """How well a bot seat plays (the engine's `bot.LEVELS`), with its name on screen: a bot is
+    shown as «Bot Nerea (fuerte)» (`games.labels.seat_name`)."""
+
+    PRINCIPIANTE = "principiante", _("principiante")
+    NORMAL = "normal", _("normal")
+    FUERTE = "fuerte", _("fuerte")
+
+
+#: The level of a bot seat nobody chose one for.
+DEFAULT_BOT_LEVEL = BotLevel.NORMAL.value
+
+
 def new_invite_token() -> str:
     return secrets.token_urlsafe(18)
 
@@ -163,6 +176,10 @@ class Seat(models.Model):
     # True while the table is open or playing: a player sits at one live table at a time (bots,
     # a fixed pool of accounts, sit at many and are never active).
     active = models.BooleanField(default=True)
+    # A bot's level (BotLevel), chosen when it was seated; blank for a person.
+    bot_level = models.CharField(
+        _("nivel del bot"), max_length=12, choices=BotLevel.choices, blank=True, default=""
+    )
     # Open sockets of this player at this table (`Connection` rows, counted).
     connections = models.PositiveIntegerField(default=0)
     # RULES.md §8.3: while the player is away the seat waits until `reconnect_deadline`, which

@@ -14,7 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.models import User
 from accounts.names import isolate
-from games import engine, services
+from games import engine, labels, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
 from . import elo, queries, replay
@@ -130,7 +130,14 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         by_seat[seat.seat] = seat
     changes = {c.seat: c for c in RatingChange.objects.filter(table=table)}
     players = [
-        {"seat": n, "team": n % 2, "user": s.user if s else None, "change": changes.get(n)}
+        {
+            "seat": n,
+            "team": n % 2,
+            "user": s.user if s else None,
+            # A bot with its level: «Bot Nerea (fuerte)».
+            "name": labels.seat_label(s) if s else "",
+            "change": changes.get(n),
+        }
         for n, s in enumerate(by_seat)
     ]
     context: dict[str, Any] = {
@@ -154,7 +161,7 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if record:
         context["record_url"] = reverse("game_record", args=[table.pk])
         # Isolated: the names go into sentences («duples de Maite»).
-        names = [isolate(p["user"].public_name) if p["user"] else "—" for p in players]
+        names = [isolate(p["name"]) if p["user"] else "—" for p in players]
         try:
             context["hands"] = replay.hand_results(record)
             hand_no = _int(request.GET.get("mano"), 1)
@@ -165,8 +172,10 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         else:
             for hand in context["hands"]:
                 hand["mano_user"] = players[hand["mano"]]["user"]
+                hand["mano_name"] = players[hand["mano"]]["name"]
             for said in step.said:
                 said["user"] = players[said["seat"]]["user"]
+                said["name"] = players[said["seat"]]["name"]
             context["step"] = step
             # Seats as at the live table: the viewer's own (or the first) at the bottom, the
             # partner at the top, the rivals at the sides.
