@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -17,7 +19,7 @@ from accounts.names import isolate
 from games import engine, labels, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
-from . import elo, queries, replay
+from . import analysis, analysis_pages, elo, queries, replay
 from .models import RatingChange
 
 RESULT_CHOICES = [
@@ -157,6 +159,11 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "hands": [],
         "step": None,
     }
+    # The hand analysis (rankings.analysis): its panel, and in the replay the decision at the
+    # step shown. The names as the page shows them (plain: the templates isolate them).
+    shown_names = [p["name"] if p["user"] else "—" for p in players]
+    item = analysis.analysis_of(table) if analysis.analysable(table) else None
+    context["analysis"] = _analysis_panel(table, item, shown_names)
     record = table.record
     if record:
         context["record_url"] = reverse("game_record", args=[table.pk])
@@ -177,6 +184,9 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
                 said["user"] = players[said["seat"]]["user"]
                 said["name"] = players[said["seat"]]["name"]
             context["step"] = step
+            context["step_analysis"] = analysis_pages.at_step(
+                item, step.hand_no, step.step, shown_names
+            )
             # Seats as at the live table: the viewer's own (or the first) at the bottom, the
             # partner at the top, the rivals at the sides.
             base = next(
@@ -204,6 +214,48 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if _fragment(request):
         return render(request, "rankings/_replay.html", context)
     return render(request, "rankings/game_detail.html", context)
+
+
+def _analysis_panel(table: Table, item: Any, names: list[str]) -> dict[str, Any]:
+    return {
+        **analysis_pages.panel(item, names),
+        "table": table,
+        "analysable": analysis.analysable(table),
+    }
+
+
+@vary_on_headers("HX-Request")
+def game_analysis(request: HttpRequest, table_id: int) -> HttpResponse:
+    """`/partidas/<id>/analisis/`: POST asks for the hand analysis of a finished game; GET (with
+    HX-Request) is the panel, polled every second while the analysis runs. Without HTMX both
+    go back to the game page. Seen by whoever may see the game page; asked for by a player."""
+    table = _visible_game(request, table_id)
+    page = reverse("game_detail", args=[table.pk]) + "#analysis"
+    error = None
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect_to_login(page)
+        try:
+            analysis.request_analysis(request.user, table)
+        except services.ServiceError as exc:
+            error = exc.message
+            if not request.htmx:
+                messages.error(request, exc.message)
+    elif not analysis.analysable(table):
+        raise Http404(_("Solo se analizan partidas terminadas."))
+    if not request.htmx:
+        return redirect(page)
+    players = list(Seat.objects.filter(table=table).select_related("user").order_by("seat"))
+    names = ["—"] * 4
+    for seat in players:
+        names[seat.seat] = labels.seat_label(seat)
+    item = analysis.analysis_of(table)
+    context = {**_analysis_panel(table, item, names), "error": error}
+    response = render(request, "rankings/_analysis.html", context)
+    if context["ready"]:
+        # The replay shows each step's decision from now on: it reloads itself on this event.
+        response["HX-Trigger"] = "analysis-ready"
+    return response
 
 
 def game_record(request: HttpRequest, table_id: int) -> HttpResponse:
