@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import engine
+from .engine import bot
 
 
 class Mode(models.TextChoices):
@@ -36,6 +37,11 @@ class BotLevel(models.TextChoices):
 
 #: The level of a bot seat nobody chose one for.
 DEFAULT_BOT_LEVEL = BotLevel.NORMAL.value
+
+if tuple(BotLevel.values) != bot.LEVELS or DEFAULT_BOT_LEVEL != bot.DEFAULT_LEVEL:
+    raise ImproperlyConfigured(  # pragma: no cover - a level added to the engine only
+        f"games.models.BotLevel must list the engine's levels {bot.LEVELS}"
+    )
 
 
 def new_invite_token() -> str:

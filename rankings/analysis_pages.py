@@ -48,6 +48,14 @@ def action_text(action: Mapping[str, Any] | None) -> str:
     return said_label(action) if action else "—"
 
 
+def lance_percent(d: Mapping[str, Any]) -> int | None:
+    """The chance of the lance being bet on (punto is juego's place), as a percentage: what
+    makes «an órdago with a 20 % chance» stand out. None outside the lances."""
+    lance = "juego" if d.get("lance") == "punto" else d.get("lance")
+    chances = d.get("chances") or {}
+    return round(100 * float(chances[lance])) if lance in chances else None
+
+
 def decision_row(d: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     """One decision as the page shows it."""
     cost = d.get("cost")
@@ -76,6 +84,7 @@ def decision_row(d: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
             for lance in LANCES
             if lance in (d.get("chances") or {})
         ],
+        "lance_percent": lance_percent(d),
         "cost": cost,
         "cost_points": None if cost is None else round(100 * cost, 1),
         "severity": level,
