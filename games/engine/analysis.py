@@ -101,12 +101,12 @@ def analyse_decision(
     seen = view(game, seat)
     kwargs: dict[str, Any] = {} if samples is None else {"samples": samples}
     advice = advise(seen, rng, **kwargs)
-    options = [
-        {"action": _plain(o["action"]), "value": round(float(o["value"]), 4)}
-        for o in advice.get("options") or []
+    values = [round(float(o["value"]), 4) for o in advice.get("options") or []]
+    options: list[dict[str, Any]] = [
+        {"action": _plain(o["action"]), "value": v}
+        for o, v in zip(advice.get("options") or [], values, strict=True)
     ]
     best = _plain(advice["action"])
-    values = [o["value"] for o in options]
     best_value = max(values) if values else None
     mine = chosen_value(action, options)
     cost = None if mine is None or best_value is None else round(max(0.0, best_value - mine), 4)

@@ -36,9 +36,7 @@ def test_a_player_analyses_a_finished_game_and_reads_each_decision(
         page.goto(f"{live_site}/partidas/{game}/")
         page.locator("#analyse-button").click()
         # The progress first (polled every second), then the summary.
-        page.locator("#analysis progress, #analysis [role=status]").first.wait_for(
-            timeout=TIMEOUT
-        )
+        page.locator("#analysis progress, #analysis [role=status]").first.wait_for(timeout=TIMEOUT)
         page.locator("#analysis-worst").wait_for(timeout=ANALYSIS_TIMEOUT)
         summary = plain(page.inner_text("#analysis"))
         assert "Las decisiones más caras" in summary
