@@ -113,7 +113,8 @@ def _int(value: str | None, default: int) -> int:
 
 
 def _visible_game(request: HttpRequest, table_id: int) -> Table:
-    table = get_object_or_404(Table.objects.select_related("host"), pk=table_id)
+    # With its hand analysis, if it has one (rankings.analysis): no query of its own.
+    table = get_object_or_404(Table.objects.select_related("host", "analysis"), pk=table_id)
     if not services.can_view_in(table, request.user, request.session):
         raise Http404(_("Esa partida no existe o es privada."))
     return table
@@ -162,7 +163,8 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     # The hand analysis (rankings.analysis): its panel, and in the replay the decision at the
     # step shown. The names as the page shows them (plain: the templates isolate them).
     shown_names = [p["name"] if p["user"] else "—" for p in players]
-    item = analysis.analysis_of(table) if analysis.analysable(table) else None
+    # (A reverse one-to-one that is missing raises an AttributeError.)
+    item = getattr(table, "analysis", None) if analysis.analysable(table) else None
     context["analysis"] = _analysis_panel(table, item, shown_names)
     record = table.record
     if record:
