@@ -16,9 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .classic import looseness
-from .sampling import sample
-from .strong import analyse, lance_chances
+from .strong import analyse, analyse_chances
 
 __all__ = ["DEFAULT_SAMPLES", "LANCES", "advice", "chances"]
 
@@ -47,8 +45,7 @@ def chances(
     """
     if not view.get("you"):
         raise ValueError("a seat's view is needed")
-    worlds = sample(view, rng, samples, looseness(view))
-    return lance_chances(worlds, view["mano"])
+    return analyse_chances(view, rng, samples)
 
 
 def advice(
