@@ -329,6 +329,14 @@ def _choose(
     us, them = scores[seat & 1], scores[1 - (seat & 1)]
     deje = _deje(view, lance)
     considered = _options(legal, seat, bet, False)
+    # One envido per pair and lance: after ours was raised, only quiero, no quiero or órdago
+    # (no raise wars: the bigger the pot, the less a refusal is worth to anybody).
+    team = seat & 1
+    if any(
+        e.get("lance") == lance and e["act"] == "envido" and e["seat"] & 1 == team
+        for e in view["said"]
+    ):
+        considered = [a for a in considered if a.act != "envido"]
     values = _values(deals, us, them, li, bet, deje, considered)
     # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
     # sampling error or a guess of how the others answer), and is no bluff: it needs a lance
