@@ -584,9 +584,11 @@ def discard_choice(view: dict[str, Any]) -> tuple[str, ...]:
     return _discard(t, ids, view["you"]["cards"], HAND_BIT[view["mode"]])
 
 
-def looseness(view: dict[str, Any]) -> list[float]:
+def looseness(view: dict[str, Any], this_hand: bool = True) -> list[float]:
     """Per seat, the chance that it plays loose (bets whatever its cards), from what it said
-    this hand and in ``view["history"]``."""
+    in ``view["history"]`` and (``this_hand``) in this hand."""
+    if not this_hand:
+        return _looseness(view, [{}, {}, {}, {}])
     said = view["said"]
     return _looseness(
         view, act_summary((e["seat"], e["act"], e.get("to"), e.get("lance")) for e in said)

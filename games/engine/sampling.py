@@ -7,15 +7,13 @@ reads a seat's ``view(game, seat)`` only, never a Game:
   answers of pares and juego (announced truthfully) must hold for every sampled hand.
 * **Soft evidence**, as likelihoods of what each other seat did given its sampled hand (a
   model of a sensible player, see ``LIKELIHOOD``): «corto» or «mus» in the last mus round
-  (against the hand's overall strength), «paso», envido, raise, órdago, quiero and no quiero
+  (against the hand's overall strength), «paso», envido (small or big), raise, órdago, quiero and no quiero
   in each lance (against the hand's percentile in that lance). Acts the turn clock played say
   nothing; the discard counts are not used. A seat that plays «loose»
   (``classic.looseness``: órdagos and big envidos whatever its cards) has its evidence mixed
   with "anything" accordingly.
 
-Sampling is per seat, in turn, from the cards left: four cards are drawn and accepted with
-probability equal to their likelihood (relative to the best hand's), retried up to
-``MAX_TRIES`` times (the most likely hand seen is kept then). The discards of the seat itself
+Sampling is per seat, in turn (see ``sample``). The discards of the seat itself
 are not known from the view (only how many), so they are treated as unseen.
 """
 
@@ -23,8 +21,10 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import accumulate
 from math import comb
 from typing import Any
 
@@ -40,6 +40,8 @@ LANCE_IX = {n: i for i, n in enumerate(LANCE_NAMES)}
 #: Index of the overall-strength percentile in a ``pct`` row (after the five lances).
 UTILITY = 5
 MAX_TRIES = 40
+#: An opening envido of more than this says «strong» louder than a small one.
+BIG_BET = 4
 
 #: key -> HandEval as a plain tuple (faster to index).
 ROWS: dict[int, tuple[int, ...]] = {k: tuple(v) for k, v in EVAL_TABLE.items()}
@@ -141,6 +143,7 @@ def _sig(z: float) -> float:
 LIKELIHOOD: dict[str, Callable[[float], float]] = {
     "paso": lambda x: 1 - 0.85 * _sig((x - 0.8) / 0.06),
     "bet": lambda x: 0.08 + 0.92 * _sig((x - 0.62) / 0.07),
+    "big": lambda x: 0.05 + 0.95 * _sig((x - 0.8) / 0.06),
     "raise": lambda x: 0.05 + 0.95 * _sig((x - 0.78) / 0.06),
     "ordago": lambda x: 0.02 + 0.98 * _sig((x - 0.9) / 0.04),
     "quiero": lambda x: 0.15 + 0.85 * _sig((x - 0.55) / 0.08),
@@ -184,7 +187,8 @@ def seat_facts(view: dict[str, Any], loose: list[float]) -> list[SeatFacts]:
             continue
         li = LANCE_IX[lance]
         if act == "envido":
-            kind = "raise" if standing.get(lance) else "bet"
+            small = "big" if e["to"] > BIG_BET else "bet"
+            kind = "raise" if standing.get(lance) else small
             standing[lance] = True
         elif act == "ordago":
             kind = "ordago"
@@ -203,25 +207,64 @@ def seat_facts(view: dict[str, Any], loose: list[float]) -> list[SeatFacts]:
     ]
 
 
+class _Hands:
+    """The hand keys of a mode as parallel lists (index = a hand shape)."""
+
+    __slots__ = ("deck", "juego", "keys", "pares", "parts", "pct")
+
+    def __init__(self, mode: str) -> None:
+        deck = [0] * 10
+        for c in range(40):
+            deck[EFFECTIVE_RANK[mode][c]] += 1
+        self.deck = deck
+        self.keys = sorted(PCT[mode])
+        self.pct = [PCT[mode][k] for k in self.keys]
+        #: per hand shape, the (rank, how many) it holds
+        self.parts = [tuple((r, n) for r, n in enumerate(_counts(k)) if n) for k in self.keys]
+        self.pares = [ROWS[k][PARES] > 0 for k in self.keys]
+        self.juego = [ROWS[k][JUEGO] > 0 for k in self.keys]
+
+
+HANDS: dict[str, _Hands] = {m: _Hands(m) for m in MODES}
+#: COMB[a][b] = a choose b, for the card counts of one rank.
+COMB: list[list[float]] = [[float(comb(a, b)) for b in range(9)] for a in range(9)]
+
+
+@lru_cache(maxsize=512)
+def _likelihoods(mode: str, kind: str, field: int, loose: float) -> list[float]:
+    """Per hand shape, the likelihood of one piece of evidence."""
+    f = LIKELIHOOD[kind]
+    return [(1 - loose) * f(p[field]) + loose * 0.5 for p in HANDS[mode].pct]
+
+
 @lru_cache(maxsize=4096)
-def acceptance(mode: str, facts: SeatFacts) -> dict[int, float]:
-    """key -> probability of accepting that hand for a seat with these facts (0 when a lleva
-    answer rules it out), normalised so the likeliest hand has 1."""
+def acceptance(mode: str, facts: SeatFacts) -> list[float]:
+    """Per hand shape, the likelihood of what a seat with these ``facts`` did (0 when a lleva
+    answer rules the hand out); card removal is not in it."""
     pares, juego, evidence, loose = facts
-    pct = PCT[mode]
-    out: dict[int, float] = {}
-    for key, p in pct.items():
-        row = ROWS[key]
-        if pares >= 0 and (row[PARES] > 0) != bool(pares):
-            continue
-        if juego >= 0 and (row[JUEGO] > 0) != bool(juego):
-            continue
+    h = HANDS[mode]
+    w = [1.0] * len(h.keys)
+    if pares >= 0:
+        w = [x if p == bool(pares) else 0.0 for x, p in zip(w, h.pares, strict=True)]
+    if juego >= 0:
+        w = [x if j == bool(juego) else 0.0 for x, j in zip(w, h.juego, strict=True)]
+    for kind, field in evidence:
+        lik = _likelihoods(mode, kind, field, loose)
+        w = [x * y for x, y in zip(w, lik, strict=True)]
+    return w
+
+
+@lru_cache(maxsize=1024)
+def _prior(mode: str, counts: tuple[int, ...]) -> list[float]:
+    """Per hand shape, how many ways the ``counts`` (cards left per rank) can deal it."""
+    h = HANDS[mode]
+    out = []
+    for parts in h.parts:
         w = 1.0
-        for kind, field in evidence:
-            w *= (1 - loose) * LIKELIHOOD[kind](p[field]) + loose * 0.5
-        out[key] = w
-    top = max(out.values()) if out else 1.0
-    return {k: w / top for k, w in out.items()}
+        for r, n in parts:
+            w *= COMB[counts[r]][n]
+        out.append(w)
+    return out
 
 
 class Worlds:
@@ -236,52 +279,67 @@ class Worlds:
 
 
 def sample(view: dict[str, Any], rng: random.Random, n: int, loose: list[float]) -> Worlds:
-    """``n`` deals of the unseen cards consistent with ``view`` (see the module's notes)."""
+    """``n`` deals of the unseen cards consistent with ``view`` (see the module's notes).
+
+    Hand shapes are drawn, not cards: each other seat in turn gets a shape drawn from (the ways
+    the cards the seat cannot see deal it) x (the likelihood of what that seat did), and keeps
+    it with the chance that the cards the earlier seats took leave for it (rejection).
+    """
     mode = view["mode"]
+    h = HANDS[mode]
     seat = view["you"]["seat"]
+    eff = EFFECTIVE_RANK[mode]
     bits = HAND_BIT[mode]
-    own = [CODE_TO_ID[c] for c in view["you"]["cards"]]
-    mine = bits[own[0]] + bits[own[1]] + bits[own[2]] + bits[own[3]]
-    owned = set(own)
-    unseen = [c for c in range(40) if c not in owned]
+    counts = h.deck[:]
+    mine = 0
+    for c in view["you"]["cards"]:
+        card = CODE_TO_ID[c]
+        counts[eff[card]] -= 1
+        mine += bits[card]
+    prior = _prior(mode, tuple(counts))
     facts = seat_facts(view, loose)
-    others = [(seat + i) % 4 for i in (1, 2, 3)]
-    accept = [acceptance(mode, facts[s]) for s in others]
+    others = ((seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
+    cums: list[list[float]] = []
+    for s in others:
+        w = [a * b for a, b in zip(prior, acceptance(mode, facts[s]), strict=True)]
+        if not any(w):  # nothing fits (cannot happen in a real game): drop the evidence
+            w = prior
+        cums.append(list(accumulate(w)))
+    keys, parts = h.keys, h.parts
+    last = len(keys) - 1
     rnd = rng.random
     out: list[tuple[int, int, int, int]] = []
+    hand = [0, 0, 0, 0]
+    hand[seat] = mine
     for _ in range(n):
-        pool = unseen[:]
-        size = len(pool)
-        hand_keys = [0, 0, 0, 0]
-        hand_keys[seat] = mine
+        rem = counts[:]
         for j in range(3):
-            table = accept[j]
-            best_key, best_p = -1, -1.0
-            start = 36 - size
+            cum = cums[j]
+            total = cum[-1]
+            i = 0
             for _try in range(MAX_TRIES):
-                key = 0
-                for i in range(start, start + 4):
-                    k = i + int(rnd() * (size - (i - start)))
-                    pool[i], pool[k] = pool[k], pool[i]
-                    key += bits[pool[i]]
-                p = table.get(key, 0.0)
-                if p > best_p:
-                    best_key, best_p = key, p
-                if p >= 1.0 or rnd() < p:
-                    best_key = key
+                i = min(bisect_right(cum, rnd() * total), last)
+                ratio = 1.0
+                for r, m in parts[i]:
+                    left = rem[r]
+                    if left < m:
+                        ratio = 0.0
+                        break
+                    if left != counts[r]:
+                        ratio *= COMB[left][m] / COMB[counts[r]][m]
+                if ratio >= 1.0 or rnd() < ratio:
                     break
-            if best_p <= 0.0:  # no consistent hand found: take one from the table
-                best_key = _fallback(table, rng)
-            hand_keys[others[j]] = best_key
-            size -= 4
-        out.append((hand_keys[0], hand_keys[1], hand_keys[2], hand_keys[3]))
+            else:
+                i = _fallback(rem, parts, rng)
+            for r, m in parts[i]:
+                rem[r] -= m
+            hand[others[j]] = keys[i]
+        out.append((hand[0], hand[1], hand[2], hand[3]))
     return Worlds(mode, seat, out)
 
 
-def _fallback(table: dict[int, float], rng: random.Random) -> int:
-    """A hand drawn from the acceptance table itself (ignoring card removal): only when
-    ``MAX_TRIES`` draws found no hand that fits the lleva answers (practically never)."""
-    keys = sorted(table)
-    if not keys:
-        return next(iter(ROWS))
-    return rng.choices(keys, weights=[table[k] for k in keys])[0]
+def _fallback(rem: list[int], parts: list[tuple[tuple[int, int], ...]], rng: random.Random) -> int:
+    """Any hand shape the cards left can deal (ignoring the evidence): only when ``MAX_TRIES``
+    draws found none (practically never)."""
+    fits = [i for i, p in enumerate(parts) if all(rem[r] >= m for r, m in p)]
+    return rng.choice(fits)

@@ -10,9 +10,11 @@ opponents play). On those deals:
   to win the *game* after it (``classic.game_win_probability``, a race model from the score),
   averaged over the deals. The lance's tantos (the bet, the deje, pares and juego, the punto)
   move the score; an órdago won or lost is the game. The other pair's answer is modelled from
-  its best eligible hand in the deal: it accepts an envido of N when that hand's percentile in
-  the lance passes about 0.6 (N = 2) to 0.8 (N ≥ 10), and an órdago from about 0.88 (softly,
-  on a logistic curve); a paso is valued as the lance played en paso.
+  its own view of its chance in the deal (the percentile of its best eligible hand, to the
+  power of how many of us play the lance): it accepts an envido when that chance beats the pot
+  odds, an órdago when it beats its chance to win the game after refusing plus a margin
+  (softly, on logistic curves); it never raises. A paso is valued as the lance played en
+  paso.
 * **mus and discards** are the «normal» bot's (``classic.mus_choice``/``discard_choice``).
 
 The option with the highest value is played (the first listed on a tie). Deterministic under
@@ -22,16 +24,20 @@ the generator; with ``rng=None`` one is seeded from the view.
 from __future__ import annotations
 
 import random
+from functools import lru_cache
+from itertools import accumulate
 from typing import Any, NamedTuple
 
 from .actions import Action
 from .classic import discard_choice, game_win_probability, looseness, mus_choice
 from .sampling import (
+    BIG_BET,
     CHICA,
     GRANDE,
     JUEGO,
     JUEGO_VALUE,
     LANCE_IX,
+    LIKELIHOOD,
     PARES,
     PARES_VALUE,
     PCT,
@@ -43,7 +49,15 @@ from .sampling import (
     sample,
 )
 
-__all__ = ["DECIDE_SAMPLES", "Analysis", "analyse", "decide", "seeded_rng"]
+__all__ = [
+    "DECIDE_SAMPLES",
+    "Analysis",
+    "analyse",
+    "analyse_chances",
+    "decide",
+    "lance_chances",
+    "seeded_rng",
+]
 
 #: Deals sampled per decision by ``decide``.
 DECIDE_SAMPLES = 300
@@ -53,7 +67,14 @@ OPEN_AMOUNTS = (2, 3, 4, 5, 7, 10)
 RAISE_BY = (2, 3, 5)
 #: The other pair's answer model: percentile of its best hand in the lance needed to accept an
 #: envido of 2 and of 10 or more (linear between), to accept an órdago, and the curve's width.
-ACCEPT_2, ACCEPT_10, ACCEPT_ORDAGO, WIDTH = 0.6, 0.8, 0.88, 0.07
+#: The other pair's answer model (see ``_values``): the margin over an even game it wants
+#: before accepting an órdago, and the width of the logistic curves.
+ORDAGO_CAUTION, WIDTH = 0.03, 0.06
+#: How much more (in game-win chance) an órdago must be worth than the best other option,
+#: and accepting one than refusing it.
+ORDAGO_MARGIN = 0.05
+#: The lance chance an órdago needs, unless the chance to win the game is under DESPERATE.
+ORDAGO_MIN_CHANCE, DESPERATE = 0.6, 0.2
 
 
 class Analysis(NamedTuple):
@@ -123,7 +144,8 @@ class _Deal(NamedTuple):
     """One sampled deal as the current lance sees it."""
 
     win: bool  # our pair's best eligible hand wins the lance
-    theirs: float  # percentile (in the lance) of the other pair's best eligible hand
+    theirs: int  # percentile (0..100) in the lance of the other pair's best eligible hand
+    ours: int  # how many of our pair play the lance (1 or 2)
     b_us: int  # tantos the lance pays our pair besides the bet (pares, juego, punto)
     b_them: int
 
@@ -144,12 +166,15 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
             elig = list(order)
         best, top = -1, -(10**9)
         theirs = 0.0
+        ours = 0
         for s in elig:
             v = rows[s][f]
             if v > top:
                 best, top = s, v
             if s & 1 != team:
                 theirs = max(theirs, pct[keys[s]][li])
+            else:
+                ours += 1
         if li == 2:
             b = [rows[t][PARES_VALUE] + rows[t + 2][PARES_VALUE] for t in (0, 1)]
         elif li == 3:
@@ -158,16 +183,33 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
             b = [1, 1]
         else:
             b = [0, 0]
-        out.append(_Deal(best >= 0 and best & 1 == team, theirs, b[team], b[1 - team]))
+        out.append(
+            _Deal(
+                best >= 0 and best & 1 == team,
+                round(theirs * 100),
+                max(ours, 1),
+                b[team],
+                b[1 - team],
+            )
+        )
     return out
 
 
-def _accept_at(amount: int) -> float:
-    """Percentile the other pair needs to accept an envido of ``amount`` (up to an órdago's
-    at 20 and more)."""
-    if amount <= 10:
-        return ACCEPT_2 + (ACCEPT_10 - ACCEPT_2) * max(0.0, (amount - 2) / 8)
-    return ACCEPT_10 + (ACCEPT_ORDAGO - ACCEPT_10) * min(1.0, (amount - 10) / 10)
+@lru_cache(maxsize=16)
+def read(kind: str, ours: int) -> list[float]:
+    """How the other pair reads our act ``kind`` (``sampling.LIKELIHOOD``) when ``ours`` of us
+    play the lance: for its best hand at percentile y (0..100), the chance that our best hand
+    is below it, our best being the best of ``ours`` uniform percentiles weighted by the
+    likelihood of the act."""
+    f = LIKELIHOOD[kind]
+    steps = 400
+    dens = []
+    for i in range(steps):
+        x = (i + 0.5) / steps
+        dens.append(f(x) * ours * x ** (ours - 1))
+    total = sum(dens)
+    cum = [0.0, *accumulate(dens)]
+    return [cum[round(y * steps / 100)] / total for y in range(101)]
 
 
 def _values(
@@ -179,46 +221,58 @@ def _values(
     deje: int,
     options: list[Action],
 ) -> list[float]:
-    """Each option's estimated chance to win the game, averaged over the deals."""
-    gw = game_win_probability
+    """Each option's estimated chance to win the game, averaged over the deals.
+
+    The other pair reads our bet as we read theirs (``read``): its chance to win is the share
+    of our hands, weighted by the likelihood of our act, below its best. Refusing costs it what
+    stands (1 for an opening bet). It accepts an envido to N when that chance beats the pot
+    odds (N - standing) / 2N, an órdago when it beats its chance to win the game after refusing
+    plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``. It never
+    raises.
+    """
+    # Game chances after our pair gains x tantos, or theirs does (never both in one lance).
+    up = [game_win_probability(us + x, them) for x in range(100)]
+    down = [game_win_probability(us, them + x) for x in range(100)]
     paso_bonus = 1 if li in (0, 1) else 0  # grande/chica en paso pay 1 to the winner
     n = max(len(deals), 1)
+    ordago_bet = bet is not None and bool(bet["ordago"])
+    amount = int(bet["amount"]) if bet is not None else 0
+    standing = max(amount, 1)
     out = []
     for a in options:
         acc = 0.0
-        for d in deals:
-            if a.act == "paso":
-                if d.win:
-                    acc += gw(us + d.b_us + paso_bonus, them)
-                else:
-                    acc += gw(us, them + d.b_them + paso_bonus)
-            elif a.act == "no_quiero":
-                acc += gw(us, them + deje + d.b_them)
-            elif a.act == "quiero":
-                if bet is not None and bet["ordago"]:
+        act = a.act
+        if act == "paso":
+            for d in deals:
+                acc += up[d.b_us + paso_bonus] if d.win else down[d.b_them + paso_bonus]
+        elif act == "no_quiero":
+            for d in deals:
+                acc += down[deje + d.b_them]
+        elif act == "quiero":
+            for d in deals:
+                if ordago_bet:
                     acc += 1.0 if d.win else 0.0
                 else:
-                    amount = bet["amount"] if bet is not None else 0
-                    acc += _showdown(gw, d, us, them, amount)
-            else:  # envido or órdago: they answer
-                standing = bet["amount"] if bet is not None else 0
-                refused = gw(us + max(standing, 1) + d.b_us, them)
-                if a.act == "ordago":
-                    pa = _sig((d.theirs - ACCEPT_ORDAGO) / (WIDTH * 0.7))
-                    shown = 1.0 if d.win else 0.0
-                else:
-                    to = a.to or 0
-                    pa = _sig((d.theirs - _accept_at(to)) / WIDTH)
-                    shown = _showdown(gw, d, us, them, to)
+                    acc += up[amount + d.b_us] if d.win else down[amount + d.b_them]
+        elif act == "ordago":
+            tables = (read("ordago", 1), read("ordago", 2))
+            for d in deals:
+                refused = up[standing + d.b_us]
+                chance = tables[d.ours - 1][d.theirs]
+                pa = _sig((chance - (1 - refused + ORDAGO_CAUTION)) / WIDTH)
+                acc += (1 - pa) * refused + (pa if d.win else 0.0)
+        else:  # envido
+            to = a.to or 0
+            kind = "raise" if bet is not None else ("big" if to > BIG_BET else "bet")
+            tables = (read(kind, 1), read(kind, 2))
+            need = (to - standing) / (2 * to)
+            for d in deals:
+                refused = up[standing + d.b_us]
+                pa = _sig((tables[d.ours - 1][d.theirs] - need) / WIDTH)
+                shown = up[to + d.b_us] if d.win else down[to + d.b_them]
                 acc += (1 - pa) * refused + pa * shown
         out.append(acc / n)
     return out
-
-
-def _showdown(gw: Any, d: _Deal, us: int, them: int, amount: int) -> float:
-    if d.win:
-        return float(gw(us + amount + d.b_us, them))
-    return float(gw(us, them + amount + d.b_them))
 
 
 def _options(
@@ -275,8 +329,29 @@ def _choose(
     us, them = scores[seat & 1], scores[1 - (seat & 1)]
     deje = _deje(view, lance)
     considered = _options(legal, seat, bet, False)
+    # One envido per pair and lance: after ours was raised, only quiero, no quiero or órdago
+    # (no raise wars: the bigger the pot, the less a refusal is worth to anybody).
+    team = seat & 1
+    if any(
+        e.get("lance") == lance and e["act"] == "envido" and e["seat"] & 1 == team
+        for e in view["said"]
+    ):
+        considered = [a for a in considered if a.act != "envido"]
     values = _values(deals, us, them, li, bet, deje, considered)
-    best = max(range(len(considered)), key=lambda i: (values[i], -i))
+    # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
+    # sampling error or a guess of how the others answer), and is no bluff: it needs a lance
+    # chance of ORDAGO_MIN_CHANCE unless the game is being lost anyway.
+    chance = sum(d.win for d in deals) / max(len(deals), 1)
+    bluff = chance < ORDAGO_MIN_CHANCE and game_win_probability(us, them) >= DESPERATE
+    penalty = 1.0 if bluff else ORDAGO_MARGIN
+    if bet is not None and bet["ordago"]:  # accepting one needs the same margin
+        penalty, risky = ORDAGO_MARGIN, "quiero"
+    else:
+        risky = "ordago"
+    best = max(
+        range(len(considered)),
+        key=lambda i: (values[i] - (penalty if considered[i].act == risky else 0), -i),
+    )
     if not every_amount:
         return considered[best], list(zip(considered, values, strict=True))
     every = _options(legal, seat, bet, True)
@@ -300,13 +375,24 @@ def _fixed(view: dict[str, Any]) -> Action | None:
     return None
 
 
+def _loose(view: dict[str, Any]) -> list[float]:
+    """How loose each seat plays, from the earlier hands (``classic.looseness``, whose prior
+    is suspicious: one órdago makes a seat even odds; here half of that counts as sensible)."""
+    return [max(0.0, 2 * x - 1) for x in looseness(view, this_hand=False)]
+
+
+def analyse_chances(view: dict[str, Any], rng: random.Random, samples: int) -> dict[str, float]:
+    """``lance_chances`` on ``samples`` deals for the view's seat."""
+    return lance_chances(sample(view, rng, samples, _loose(view)), view["mano"])
+
+
 def analyse(
     view: dict[str, Any], rng: random.Random, samples: int, every_amount: bool = False
 ) -> Analysis:
     """Chances, the chosen action and the options' values for the view's seat (no options
     outside the betting: the mus and the discards are not valued)."""
     fixed = _fixed(view)
-    worlds = sample(view, rng, samples, looseness(view))
+    worlds = sample(view, rng, samples, _loose(view))
     chances = lance_chances(worlds, view["mano"])
     if fixed is not None:
         return Analysis(chances, fixed, [])
@@ -321,5 +407,5 @@ def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
         return fixed
     if rng is None:
         rng = seeded_rng(view)
-    worlds = sample(view, rng, DECIDE_SAMPLES, looseness(view))
+    worlds = sample(view, rng, DECIDE_SAMPLES, _loose(view))
     return _choose(view, worlds, False)[0]

@@ -19,7 +19,7 @@ import pytest
 
 from games.engine import MODES, Action, apply, bot, estimate, new_game, view
 
-from .support import deal
+from .support import deal, play
 from .test_bot import _same_view_elsewhere, legal_for
 
 
@@ -121,11 +121,45 @@ def test_advice_lists_every_option_and_its_best_is_the_action():
             legal_env = [d for d in v["you"]["legal"] if d["act"] == "envido"]
             if legal_env:
                 assert len(env) == legal_env[0]["max"] - legal_env[0]["min"] + 1
-            best = max(values.values())
-            assert values[tuple(sorted(adv["action"].items(), key=str))] == pytest.approx(
-                best, abs=0.03
-            )
+            # The action is the best option but for the margin an órdago (or accepting one)
+            # needs: it is worth at least every paso / quiero / no quiero.
+            mine = values[tuple(sorted(adv["action"].items(), key=str))]
+            risky = "quiero" if v["bet"] and v["bet"]["ordago"] else "ordago"
+            plain = [
+                o["value"]
+                for o in adv["options"]
+                if o["action"]["act"] in ("paso", "quiero", "no_quiero")
+                and o["action"]["act"] != risky
+            ]
+            assert all(mine >= x for x in plain)
         else:
             assert adv["options"] == []
         g = apply(g, bot.decide(v, random.Random(2), "fuerte"), rng)
     assert seen > 3
+
+
+def test_fuerte_accepts_or_raises_with_the_best_grande():
+    # Four reyes in 4 reyes: nobody can tie. Seat 1 (mano) bets; seat 0 answers.
+    hands = {0: "12o 12c 12e 12b"}
+    for step in ("1 envido 2", "1 envido 10", "1 ordago"):
+        g = play(deal(hands, mano=1), "1 corto", step)
+        a = bot.decide(view(g, 0), random.Random(1), "fuerte")
+        assert a.act in ("quiero", "envido", "ordago"), (step, a)
+
+
+def test_fuerte_bets_the_best_grande_and_passes_the_worst():
+    g = play(deal({0: "12o 12c 12e 12b"}, mano=0), "0 corto")
+    assert bot.decide(view(g, 0), random.Random(1), "fuerte").act in ("envido", "ordago")
+    g = play(deal({0: "1o 1c 4e 5b"}, mano=0), "0 corto")
+    for seed in range(10):
+        assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act == "paso"
+
+
+def test_fuerte_refuses_an_ordago_with_a_poor_hand_and_never_bluffs_one_at_the_start():
+    g = play(deal({0: "1o 2c 4e 5b"}, mano=1), "1 corto", "1 ordago")
+    for seed in range(5):
+        assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act == "no_quiero"
+    for hand in ("1o 2c 4e 5b", "7o 6c 1e 4b", "11o 1c 2e 4b"):
+        g = play(deal({0: hand}, mano=0), "0 corto")
+        for seed in range(5):
+            assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act != "ordago"
