@@ -99,7 +99,6 @@ def test_with_reconnect_the_clients_come_back_after_a_server_restart_and_play_on
             return (await playing)[0]
 
     stats = asyncio.run(run())
-    print("DEBUG", stats.errors, len(stats.latencies), stats.reconnected, stats.down_since, stats.disconnects, stats.connect_failures, stats.connect_kinds, stats.states, stats.finished_tables)
     assert stats.disconnects >= 8  # all eight sockets (a finished game's may have moved on)
     assert not stats.down_since and not stats.table_down_since
     assert len(stats.reconnected) == stats.disconnects and stats.connect_failures == 0
