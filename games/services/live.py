@@ -137,6 +137,7 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
 
 async def _beat_once() -> None:
     try:
-        await in_worker(connections.beat)
+        if not await adb.beat(connections.PROCESS):
+            await in_worker(connections.beat)
     except Exception:  # a database hiccup must not stop the heartbeat for good
         log.warning("process heartbeat failed", exc_info=True)
