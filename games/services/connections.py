@@ -53,6 +53,8 @@ class Entry:
 
     key: str
     language: str
+    #: The table as it is with this socket counted.
+    table: Table
 
 
 def join(table_id: int, user: Any, session: Session | None, channel: str) -> Entry:
@@ -68,20 +70,23 @@ def join(table_id: int, user: Any, session: Session | None, channel: str) -> Ent
     if user is None or not user.is_authenticated:
         if table is None or table.private:
             raise ServiceError("login", _("Entra con tu cuenta para ver esta mesa."))
-        return Entry(ONLOOKER, "es")
+        return Entry(ONLOOKER, "es", table)
     if table is None or not can_view_in(table, user, session):
         raise no_table()
-    socket_opened(table_id, user.pk, channel)
+    changed = socket_opened(table_id, user.pk, channel)
     presence.touch(user.pk)
-    return Entry(audience(table, user), getattr(user, "language", "") or "es")
+    return Entry(audience(table, user), getattr(user, "language", "") or "es", changed or table)
 
 
-def socket_opened(table_id: int, user_id: int, channel: str, process: str = PROCESS) -> None:
+def socket_opened(
+    table_id: int, user_id: int, channel: str, process: str = PROCESS
+) -> Table | None:
+    """Count the socket; the table as it is now if that changed what the others see."""
     with connection.cursor() as cursor:
         cursor.execute(_open_sql(), [channel, process, table_id, user_id, timezone.now()])
     if process == PROCESS:
         _LOCAL[channel] = (table_id, user_id)
-    recount(table_id, user_id, skip=channel)
+    return recount(table_id, user_id, skip=channel)
 
 
 def socket_closed(channel: str) -> None:
@@ -94,12 +99,17 @@ def socket_closed(channel: str) -> None:
         recount(*gone)
 
 
-def recount(table_id: int, user_id: int, *, skip: str | None = None) -> None:
+def recount(table_id: int, user_id: int, *, skip: str | None = None) -> Table | None:
     """Bring the player's seat at the table in line with their open sockets: a seat left
     without any starts waiting for its player (in a game in play); one that has some again
-    stops waiting. The others at the table are told (`skip`: a socket being welcomed)."""
-    if _recount(table_id, user_id):
-        broadcast(table_id, skip=skip)
+    stops waiting. The others at the table are told (`skip`: a socket being welcomed), and the
+    table they were told of is returned (None: nothing they see changed)."""
+    if not _recount(table_id, user_id):
+        return None
+    table = load_table(table_id)
+    if table is not None:
+        broadcast(table, skip=skip)
+    return table
 
 
 def _recount(table_id: int, user_id: int) -> bool:
