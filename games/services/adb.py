@@ -9,6 +9,7 @@ one, run the same two statements as the worker thread would.
 from __future__ import annotations
 
 import asyncio
+from functools import cache
 from typing import Any
 
 import orjson
@@ -16,9 +17,10 @@ import psycopg
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 from psycopg.types.json import set_json_loads
 
-from ..models import Table
+from ..models import ServerProcess, Table
 from .groups import group_name
 from .state import table_message
 from .storage import cas_applied, cas_statement, load_sql, table_from_row
@@ -79,6 +81,24 @@ async def publish(table: Table) -> None:
     layer = get_channel_layer()
     if layer is not None:
         await layer.group_send(group_name(table.pk), table_message(table))
+
+
+async def beat(process: str) -> bool:
+    """`connections.beat`'s usual case on the event loop, where a busy sync thread cannot delay
+    it: False if the process's row is gone (given up for dead) and the whole `beat` must run.
+
+    A beat queued behind the sync thread's work came too late under load: the sweep gave the
+    live process up for dead, dropped all its sockets, and putting them back made it later."""
+    conn = await _connection(0)
+    async with conn.cursor() as cursor:
+        await cursor.execute(_beat_sql(), [timezone.now(), process])
+        return cursor.rowcount > 0
+
+
+@cache
+def _beat_sql() -> str:
+    table = connection.ops.quote_name(ServerProcess._meta.db_table)
+    return f"UPDATE {table} SET beat_at = %s WHERE name = %s"
 
 
 def forget(table_id: int) -> None:

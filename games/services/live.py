@@ -26,7 +26,6 @@ from .access import Session
 from .errors import ServiceError
 from .groups import collect_group_messages, send_groups
 from .state import state_for
-from .storage import load_table, require_table
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +61,13 @@ class Welcome:
 
 def _welcome(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
     entry = connections.join(table_id, user, session, channel)
-    # Read again: the state shows this connection counted.
-    table = require_table(load_table(table_id))
-    blocked = frozenset(relations.blocked_ids(user.pk))
+    blocked = frozenset(relations.blocked_ids(user.pk)) if user.is_authenticated else frozenset()
     return Welcome(
-        entry.key, entry.language, state_for(table, user), chat.history(table_id, blocked), blocked
+        entry.key,
+        entry.language,
+        state_for(entry.table, user),
+        chat.history(table_id, blocked),
+        blocked,
     )
 
 
@@ -137,6 +138,7 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
 
 async def _beat_once() -> None:
     try:
-        await in_worker(connections.beat)
+        if not await adb.beat(connections.PROCESS):
+            await in_worker(connections.beat)
     except Exception:  # a database hiccup must not stop the heartbeat for good
         log.warning("process heartbeat failed", exc_info=True)
