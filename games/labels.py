@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .models import Table
+from .models import BotLevel, Table
 from .templatetags.cards import back_name
 
 #: The four lances, and punto (juego's place when nobody has juego).
@@ -197,7 +197,12 @@ TABLE: dict[str, Promise] = {
     "unread": _("{n} sin leer"),
     "hand_of": _("Cartas de {name}"),
     "your_hand": _("Tus cartas"),
+    # A bot's name with its level, wherever a bot is named: «Bot Nerea (fuerte)».
+    "bot_name": _("{name} ({level})"),
 }
+
+#: The bots' levels by code (games.models.BotLevel), as their names show them.
+BOT_LEVELS: dict[str, Promise] = {level.value: level.label for level in BotLevel}
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -263,6 +268,24 @@ def part_label(part: Mapping[str, Any], names: Sequence[str]) -> str:
     return fill(PARTS.get(kind, kind), name=name, points=part.get("points"))
 
 
+def seat_name(name: str, level: str | None) -> str:
+    """How a seat's player is named: a bot with its level («Bot Nerea (fuerte)»), a person as
+    they chose (the live table's ``seatName`` in format.js says the same)."""
+    if level in BOT_LEVELS:
+        return fill(TABLE["bot_name"], name=name, level=BOT_LEVELS[level])
+    return name
+
+
+def seat_label(seat: Any) -> str:
+    """`seat_name` of a `Seat` (with its user) or of a `state` message's seat entry."""
+    if seat is None:
+        return ""
+    if isinstance(seat, Mapping):
+        return seat_name(str(seat.get("name") or ""), seat.get("bot_level"))
+    level = seat.bot_level if seat.user.is_bot else None
+    return seat_name(seat.user.public_name, level)
+
+
 def _active(words: Mapping[str, Promise | str]) -> dict[str, str]:
     return {key: str(text) for key, text in words.items()}
 
@@ -280,5 +303,6 @@ def for_table() -> dict[str, Any]:
         "parts": _active(PARTS),
         "combos": _active(COMBOS),
         "cancel_reasons": _active(CANCEL_REASONS),
+        "bot_levels": _active(BOT_LEVELS),
         "table": {**_active(TABLE), "card_back": back_name()},
     }

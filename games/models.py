@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import engine
+from .engine import bot
 
 
 class Mode(models.TextChoices):
@@ -23,6 +24,24 @@ class Mode(models.TextChoices):
 
 if tuple(Mode.values) != engine.MODES:  # pragma: no cover - a mode added to the engine only
     raise ImproperlyConfigured(f"games.models.Mode must list the engine's modes {engine.MODES}")
+
+
+class BotLevel(models.TextChoices):
+    """How well a bot seat plays (the engine's `bot.LEVELS`), with its name on screen: a bot is
+    shown as «Bot Nerea (fuerte)» (`games.labels.seat_name`)."""
+
+    PRINCIPIANTE = "principiante", _("principiante")
+    NORMAL = "normal", _("normal")
+    FUERTE = "fuerte", _("fuerte")
+
+
+#: The level of a bot seat nobody chose one for.
+DEFAULT_BOT_LEVEL = BotLevel.NORMAL.value
+
+if tuple(BotLevel.values) != bot.LEVELS or DEFAULT_BOT_LEVEL != bot.DEFAULT_LEVEL:
+    raise ImproperlyConfigured(  # pragma: no cover - a level added to the engine only
+        f"games.models.BotLevel must list the engine's levels {bot.LEVELS}"
+    )
 
 
 def new_invite_token() -> str:
@@ -163,6 +182,10 @@ class Seat(models.Model):
     # True while the table is open or playing: a player sits at one live table at a time (bots,
     # a fixed pool of accounts, sit at many and are never active).
     active = models.BooleanField(default=True)
+    # A bot's level (BotLevel), chosen when it was seated; blank for a person.
+    bot_level = models.CharField(
+        _("nivel del bot"), max_length=12, choices=BotLevel.choices, blank=True, default=""
+    )
     # Open sockets of this player at this table (`Connection` rows, counted).
     connections = models.PositiveIntegerField(default=0)
     # RULES.md §8.3: while the player is away the seat waits until `reconnect_deadline`, which

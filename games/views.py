@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 from accounts import names
 
 from . import hooks, quick_views, services
-from .models import Abandonment, Mode, Seat, Table
+from .models import DEFAULT_BOT_LEVEL, Abandonment, BotLevel, Mode, Seat, Table
 from .services import chat, fairplay, kicks, presence
 from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
@@ -60,6 +60,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "online_count": presence.online_count(),
         "my_seat": my_seat,
         "modes": Mode.choices,
+        "bot_levels": BotLevel.choices,
+        "default_bot_level": DEFAULT_BOT_LEVEL,
         # Only the whole page has the forms (the polled part does not ask).
         "default_mode": None if request.htmx else preferred_mode(request),
     }
@@ -174,6 +176,8 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "kicked": kicks.was_kicked(table, request.user),
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "is_host": request.user.is_authenticated and table.host_id == request.user.pk,
+        "bot_levels": BotLevel.choices,
+        "default_bot_level": DEFAULT_BOT_LEVEL,
         # Said before the start: these four, seated like this, would not count for the ladder.
         "pair_limit": table.status == Table.Status.OPEN and fairplay.pair_limit_reached(table),
         "pair_games_per_day": fairplay.PAIR_GAMES_PER_DAY,
@@ -196,6 +200,11 @@ def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
         "turn_seconds": state["turn_seconds"],
         "table_links": hooks.table_links(table),
         "quick_phrases": [str(p) for p in chat.QUICK_PHRASES],
+        # «Practicar otra vez» against bots of the level this practice had.
+        "bot_level": next(
+            (row["bot_level"] for row in services.seat_rows(table) if row["bot_level"]),
+            DEFAULT_BOT_LEVEL,
+        ),
         # The names on the felt show each person's rating (ratings do not change during a game).
         "seat_ratings": {
             seat: str(labels[(user_id, table.mode)])
@@ -276,14 +285,19 @@ def close(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def fill_bots(request: HttpRequest, table_id: int) -> HttpResponse:
-    return _service_post(request, table_id, lambda: services.fill_with_bots(request.user, table_id))
+    level = request.POST.get("level")
+    return _service_post(
+        request, table_id, lambda: services.fill_with_bots(request.user, table_id, level)
+    )
 
 
 @login_required
 @require_POST
 def practice(request: HttpRequest) -> HttpResponse:
     try:
-        table = services.start_practice(request.user, request.POST.get("mode", ""))
+        table = services.start_practice(
+            request.user, request.POST.get("mode", ""), level=request.POST.get("level")
+        )
     except services.ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("lobby")

@@ -162,6 +162,16 @@ MUS_PROCESS_TIMEOUT_SECONDS = env_int("MUS_PROCESS_TIMEOUT_SECONDS", 15, minimum
 MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
 # Database connections of each daphne process for moves on the event loop (services.act_async).
 MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
+# Hand analysis of finished games (rankings.analysis): each player may have this many analyses
+# queued or running at once, and ask for this many new ones an hour (an analysis already made is
+# shown to everybody without counting). One pending or running that has not moved for
+# MUS_ANALYSIS_STALE_SECONDS was lost with its worker and may be asked for again.
+MUS_ANALYSES_RUNNING_PER_PLAYER = env_int("MUS_ANALYSES_RUNNING_PER_PLAYER", 1, minimum=1)
+MUS_ANALYSES_PER_HOUR = env_int("MUS_ANALYSES_PER_HOUR", 10, minimum=1)
+MUS_ANALYSIS_STALE_SECONDS = env_int("MUS_ANALYSIS_STALE_SECONDS", 600, minimum=10)
+# Deals the estimator draws per decision (more: steadier figures, slower analyses); 0: the
+# estimator's own default (docs/engine.md).
+MUS_ANALYSIS_SAMPLES = env_int("MUS_ANALYSIS_SAMPLES", 0, minimum=0)
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]

@@ -186,3 +186,52 @@ class RatingChange(models.Model):
     @property
     def weight_percent(self) -> int:
         return round(self.weight * 100)
+
+
+class GameAnalysis(models.Model):
+    """The hand analysis of a finished game (`games.engine.analysis`), computed once by a Celery
+    task on demand (`rankings.analysis`) and kept with the game: every decision with its player's
+    chances per lance, what the strong bot would have done and what it cost, and the summary."""
+
+    class Status(models.TextChoices):
+        PENDING = "pendiente", _("en cola")
+        RUNNING = "analizando", _("analizando")
+        DONE = "lista", _("lista")
+        FAILED = "fallida", _("fallida")
+
+    table = models.OneToOneField(
+        "games.Table", on_delete=models.CASCADE, primary_key=True, related_name="analysis"
+    )
+    status = models.CharField(
+        _("estado"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    # Who asked for it (the per-player limits count these); kept if the account goes.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="analyses",
+    )
+    # Progress: decisions analysed so far, of `total`.
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    requested_at = models.DateTimeField(_("pedido"), auto_now_add=True)
+    # Touched with every progress report: a pending or running analysis untouched for long was
+    # lost with its worker and may be asked for again.
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("análisis de partida")
+        verbose_name_plural = _("análisis de partidas")
+        indexes = [models.Index(fields=["requested_by", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}: {self.status}"
+
+    @property
+    def percent(self) -> int:
+        return 100 if self.status == self.Status.DONE else int(100 * self.done / max(1, self.total))

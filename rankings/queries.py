@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from games import labels
 from games.hooks import RatingLabel
 from games.models import ENDED_STATUSES, Mode, Table
 
@@ -277,7 +278,8 @@ def _private_sql(viewer: Any, params: dict[str, Any]) -> str:
 _ROW_COLUMNS = """
     t.id, t.mode, t.private, t.rated, t.status, t.scores, t.winner_team, t.ended_by,
     t.finished_at, t.practice,
-    (SELECT json_agg(json_build_array(s.seat, u.username, u.display_name) ORDER BY s.seat)
+    (SELECT json_agg(json_build_array(s.seat, u.username, u.display_name, u.is_bot, s.bot_level)
+                     ORDER BY s.seat)
        FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
       WHERE s.table_id = t.id) AS players
 """
@@ -300,8 +302,9 @@ def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed
             players = json.loads(players)
         row = GameRow(pk, mode, private, rated, status, scores, winner, ended_by, finished_at, None)
         row.practice = practice
-        for seat, username, display_name in players or []:
-            row.seats[seat] = {"name": display_name or username, "url": profile_url(username)}
+        for seat, username, display_name, is_bot, level in players or []:
+            name = labels.seat_name(display_name or username, level if is_bot else None)
+            row.seats[seat] = {"name": name, "url": profile_url(username)}
         if followed:
             row.seat, change = record[11:13]
             if isinstance(change, str):

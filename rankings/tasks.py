@@ -8,7 +8,7 @@ from typing import Any
 
 from celery import shared_task
 
-from . import services
+from . import analysis, services
 
 #: How many of the differences found a recompute lists in its summary (it counts them all).
 DIFFERENCES_SHOWN = 20
@@ -60,3 +60,9 @@ def recompute_ratings_task() -> dict[str, Any]:
         "seconds": round(seconds, 1),
         "output": "\n".join(lines),
     }
+
+
+@shared_task(name=analysis.ANALYSE_TASK, ignore_result=True)
+def analyse_game(table_id: int) -> bool:
+    """The hand analysis of a finished game, asked for on its page (rankings.analysis)."""
+    return analysis.run_analysis(table_id)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,10 +16,10 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.models import User
 from accounts.names import isolate
-from games import engine, services
+from games import engine, labels, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
-from . import elo, queries, replay
+from . import analysis, analysis_pages, elo, queries, replay
 from .models import RatingChange
 
 RESULT_CHOICES = [
@@ -111,7 +113,8 @@ def _int(value: str | None, default: int) -> int:
 
 
 def _visible_game(request: HttpRequest, table_id: int) -> Table:
-    table = get_object_or_404(Table.objects.select_related("host"), pk=table_id)
+    # With its hand analysis, if it has one (rankings.analysis): no query of its own.
+    table = get_object_or_404(Table.objects.select_related("host", "analysis"), pk=table_id)
     if not services.can_view_in(table, request.user, request.session):
         raise Http404(_("Esa partida no existe o es privada."))
     return table
@@ -130,7 +133,14 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         by_seat[seat.seat] = seat
     changes = {c.seat: c for c in RatingChange.objects.filter(table=table)}
     players = [
-        {"seat": n, "team": n % 2, "user": s.user if s else None, "change": changes.get(n)}
+        {
+            "seat": n,
+            "team": n % 2,
+            "user": s.user if s else None,
+            # A bot with its level: «Bot Nerea (fuerte)».
+            "name": labels.seat_label(s) if s else "",
+            "change": changes.get(n),
+        }
         for n, s in enumerate(by_seat)
     ]
     context: dict[str, Any] = {
@@ -150,11 +160,17 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "hands": [],
         "step": None,
     }
+    # The hand analysis (rankings.analysis): its panel, and in the replay the decision at the
+    # step shown. The names as the page shows them (plain: the templates isolate them).
+    shown_names = [p["name"] if p["user"] else "—" for p in players]
+    # (A reverse one-to-one that is missing raises an AttributeError.)
+    item = getattr(table, "analysis", None) if analysis.analysable(table) else None
+    context["analysis"] = _analysis_panel(table, item, shown_names)
     record = table.record
     if record:
         context["record_url"] = reverse("game_record", args=[table.pk])
         # Isolated: the names go into sentences («duples de Maite»).
-        names = [isolate(p["user"].public_name) if p["user"] else "—" for p in players]
+        names = [isolate(p["name"]) if p["user"] else "—" for p in players]
         try:
             context["hands"] = replay.hand_results(record)
             hand_no = _int(request.GET.get("mano"), 1)
@@ -165,9 +181,14 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         else:
             for hand in context["hands"]:
                 hand["mano_user"] = players[hand["mano"]]["user"]
+                hand["mano_name"] = players[hand["mano"]]["name"]
             for said in step.said:
                 said["user"] = players[said["seat"]]["user"]
+                said["name"] = players[said["seat"]]["name"]
             context["step"] = step
+            context["step_analysis"] = analysis_pages.at_step(
+                item, step.hand_no, step.step, shown_names
+            )
             # Seats as at the live table: the viewer's own (or the first) at the bottom, the
             # partner at the top, the rivals at the sides.
             base = next(
@@ -195,6 +216,48 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if _fragment(request):
         return render(request, "rankings/_replay.html", context)
     return render(request, "rankings/game_detail.html", context)
+
+
+def _analysis_panel(table: Table, item: Any, names: list[str]) -> dict[str, Any]:
+    return {
+        **analysis_pages.panel(item, names),
+        "table": table,
+        "analysable": analysis.analysable(table),
+    }
+
+
+@vary_on_headers("HX-Request")
+def game_analysis(request: HttpRequest, table_id: int) -> HttpResponse:
+    """`/partidas/<id>/analisis/`: POST asks for the hand analysis of a finished game; GET (with
+    HX-Request) is the panel, polled every second while the analysis runs. Without HTMX both
+    go back to the game page. Seen by whoever may see the game page; asked for by a player."""
+    table = _visible_game(request, table_id)
+    page = reverse("game_detail", args=[table.pk]) + "#analysis"
+    error = None
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect_to_login(page)
+        try:
+            analysis.request_analysis(request.user, table)
+        except services.ServiceError as exc:
+            error = exc.message
+            if not request.htmx:
+                messages.error(request, exc.message)
+    elif not analysis.analysable(table):
+        raise Http404(_("Solo se analizan partidas terminadas."))
+    if not request.htmx:
+        return redirect(page)
+    players = list(Seat.objects.filter(table=table).select_related("user").order_by("seat"))
+    names = ["—"] * 4
+    for seat in players:
+        names[seat.seat] = labels.seat_label(seat)
+    item = analysis.analysis_of(table)
+    context = {**_analysis_panel(table, item, names), "error": error}
+    response = render(request, "rankings/_analysis.html", context)
+    if context["ready"]:
+        # The replay shows each step's decision from now on: it reloads itself on this event.
+        response["HX-Trigger"] = "analysis-ready"
+    return response
 
 
 def game_record(request: HttpRequest, table_id: int) -> HttpResponse:

@@ -5,7 +5,8 @@
 
 Players (each decides from ``engine.view(game, seat)`` only):
 
-* ``bot`` — ``games.engine.bot.decide``;
+* ``bot`` / ``normal`` — ``games.engine.bot.decide`` at level «normal» (today's bot);
+* ``fuerte``, ``principiante`` — the other levels of ``games.engine.bot.decide``;
 * ``random`` — random legal play, weighted like the engine's benchmark player (mus 60 %,
   paso 60 %, quiero 45 % / no quiero 40 %, small raises, about 3 % órdagos);
 * ``uniforme`` — a uniformly random legal act (amounts uniform too): órdagos galore;
@@ -17,7 +18,8 @@ in odd ones; the first mano cycles through the four seats and, with ``--mode bot
 alternates every 8 games, so every block of 16 games covers every combination. Results are
 deterministic given ``--seed`` (the deal and each player's generator are seeded per game);
 ``--jobs`` only changes the speed. Printed: A's win rate with its 95 % Wilson interval, and
-the median and 99th percentile time of one decision of each player kind.
+the median and 99th percentile time of one decision of each player kind, the share of
+games ended by an órdago, and the envites each player kind made (envido amounts, órdagos).
 """
 
 from __future__ import annotations
@@ -81,8 +83,19 @@ def passive_player(v: dict[str, Any], rng: random.Random) -> Action:
     return Action(seat, "repartir")
 
 
+def strong_player(v: dict[str, Any], rng: random.Random) -> Action:
+    return bot_decide(v, rng, "fuerte")
+
+
+def beginner_player(v: dict[str, Any], rng: random.Random) -> Action:
+    return bot_decide(v, rng, "principiante")
+
+
 PLAYERS: dict[str, Player] = {
     "bot": bot_decide,
+    "normal": bot_decide,
+    "fuerte": strong_player,
+    "principiante": beginner_player,
     "random": random_player,
     "uniforme": uniform_player,
     "pasivo": passive_player,
@@ -116,11 +129,13 @@ def play_game(
     seed: int,
     timings: dict[str, list[float]] | None = None,
     cpu_timings: dict[str, list[float]] | None = None,
+    envites: dict[str, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     """Game ``i`` of matchup a:b; returns who won (``a_won`` None if unfinished).
 
     ``timings`` / ``cpu_timings`` collect each decision's wall-clock / process CPU seconds
-    by player kind.
+    by player kind; ``envites`` counts, by player kind, the envites made: ``"open N"`` /
+    ``"raise N"`` for an envido to N, ``"ordago"``.
     """
     mode, a_team, first_mano, deal_seed = game_setup(i, mode, seed)
     deal_rng = random.Random(deal_seed)
@@ -140,6 +155,13 @@ def play_game(
             timings.setdefault(kinds[seat], []).append(t1 - t0)
         if cpu_timings is not None:
             cpu_timings.setdefault(kinds[seat], []).append(c1 - c0)
+        if envites is not None and action.act in ("envido", "ordago"):
+            if action.act == "ordago":
+                label = "ordago"
+            else:
+                label = f"{'raise' if v['bet'] else 'open'} {action.to}"
+            per = envites.setdefault(kinds[seat], {})
+            per[label] = per.get(label, 0) + 1
         g = apply(g, action, deal_rng)
         n += 1
     winner = g.winner
@@ -154,16 +176,19 @@ def play_game(
 
 
 #: One worker's share of a matchup: its games' results, then decision times (wall clock, CPU)
-#: by player kind.
-Chunk = tuple[list[dict[str, Any]], dict[str, list[float]], dict[str, list[float]]]
+#: and envites by player kind.
+Chunk = tuple[
+    list[dict[str, Any]], dict[str, list[float]], dict[str, list[float]], dict[str, dict[str, int]]
+]
 
 
 def _run_chunk(args: tuple[str, str, list[int], str, int]) -> Chunk:
     a, b, indexes, mode, seed = args
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
-    results = [play_game(a, b, i, mode, seed, timings, cpu_timings) for i in indexes]
-    return results, timings, cpu_timings
+    envites: dict[str, dict[str, int]] = {}
+    results = [play_game(a, b, i, mode, seed, timings, cpu_timings, envites) for i in indexes]
+    return results, timings, cpu_timings, envites
 
 
 def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1) -> dict[str, Any]:
@@ -178,8 +203,13 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
     results: list[dict[str, Any]] = []
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
-    for res, tim, cpu in parts:
+    envites: dict[str, dict[str, int]] = {}
+    for res, tim, cpu, env in parts:
         results.extend(res)
+        for k, counts in env.items():
+            per = envites.setdefault(k, {})
+            for label, c in counts.items():
+                per[label] = per.get(label, 0) + c
         for k, lst in tim.items():
             timings.setdefault(k, []).extend(lst)
         for k, lst in cpu.items():
@@ -196,6 +226,8 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
         "ci": wilson(wins, games),
         "hands": statistics.mean(r["hands"] for r in results) if results else 0.0,
         "ordago": sum(r["ordago"] for r in results) / games if games else 0.0,
+        "ordago_ci": wilson(sum(r["ordago"] for r in results), games),
+        "envites": envites,
         "timings": timings,
         "cpu_timings": cpu_timings,
         "results": results,
@@ -209,6 +241,21 @@ def time_stats(times: list[float]) -> tuple[float, float, int]:
     s = sorted(times)
     p99 = s[min(len(s) - 1, math.ceil(0.99 * len(s)) - 1)]
     return (statistics.median(s) * 1000, p99 * 1000, len(s))
+
+
+def format_envites(counts: dict[str, int]) -> str:
+    """``open 2: 40 %, open 3: 12 %, ..., raise 5: 3 %, ordago: 2 %`` (shares of all envites)."""
+    total = sum(counts.values()) or 1
+
+    def order(label: str) -> tuple[int, int]:
+        if label == "ordago":
+            return (2, 0)
+        kind, n = label.split()
+        return (0 if kind == "open" else 1, int(n))
+
+    return f"{total} envites: " + ", ".join(
+        f"{label} {counts[label] / total:.0%}" for label in sorted(counts, key=order)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -236,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     all_times: dict[str, list[float]] = {}
     all_cpu: dict[str, list[float]] = {}
+    all_envites: dict[str, dict[str, int]] = {}
     for m in matchups:
         a, b = m.split(":")
         r = run_matchup(a, b, args.games, args.mode, args.seed, args.jobs)
@@ -251,6 +299,13 @@ def main(argv: list[str] | None = None) -> int:
             all_times.setdefault(k, []).extend(lst)
         for k, lst in r["cpu_timings"].items():
             all_cpu.setdefault(k, []).extend(lst)
+        olo, ohi = r["ordago_ci"]
+        print(f"{'':<18} órdago end 95% CI [{olo:.1%}, {ohi:.1%}]")
+        for k, counts in sorted(r["envites"].items()):
+            print(f"{'':<18} envites by {k}: {format_envites(counts)}")
+            per = all_envites.setdefault(k, {})
+            for label, c in counts.items():
+                per[label] = per.get(label, 0) + c
     print("decision time per player kind, ms (wall clock, then process CPU time):")
     print(
         f"  {'player':<9} {'median':>8} {'p99':>8} {'max':>8}   {'median':>8} {'p99':>8}  decisions"

@@ -17,11 +17,11 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 
-from ..models import Seat, Table
+from ..models import DEFAULT_BOT_LEVEL, BotLevel, Seat, Table
 from . import play, tables
 from .errors import ServiceError, not_seated
 from .state import after_commit
-from .storage import compare_and_set, game_of, load_table, seat_number
+from .storage import compare_and_set, game_of, load_table, seat_number, seat_rows
 from .turns import decide, pending_bot_seat
 
 BOT_NAMES = [
@@ -51,12 +51,32 @@ def bot_accounts(count: int, seated: Collection[str] = ()) -> list[User]:
     return bots
 
 
-def seat_bots(table: Table, seats: Collection[int], seated: Collection[str]) -> None:
+def bot_level(level: str | None) -> str:
+    """The bot level asked for: one of `BotLevel` (none asked for, or blank: `normal`).
+
+    Refused with `unknown_level` before anything changes: a level the engine does not play must
+    never reach a seat (its turns would fail at every move).
+    """
+    if level is None or level == "":
+        return DEFAULT_BOT_LEVEL
+    if level not in BotLevel.values:
+        raise ServiceError(
+            "unknown_level",
+            _("Ese nivel de bot no existe: elige principiante, normal o fuerte."),
+        )
+    return level
+
+
+def seat_bots(
+    table: Table, seats: Collection[int], seated: Collection[str], level: str = DEFAULT_BOT_LEVEL
+) -> None:
     for seat, bot in zip(seats, bot_accounts(len(seats), seated), strict=True):
-        Seat.objects.create(table=table, seat=seat, user=bot, active=False)
+        Seat.objects.create(table=table, seat=seat, user=bot, active=False, bot_level=level)
 
 
-def fill_with_bots(host: User, table_id: int) -> Table:
+def fill_with_bots(host: User, table_id: int, level: str | None = None) -> Table:
+    """The host fills the empty seats with bots of `level` (`bot_level`)."""
+    level = bot_level(level)
     with transaction.atomic():
         table = tables.lock_for_host(
             host,
@@ -68,19 +88,21 @@ def fill_with_bots(host: User, table_id: int) -> Table:
         free = [s for s in tables.SEATS if s not in taken]
         if not free:
             raise ServiceError("full", _("La mesa está completa."))
-        seat_bots(table, free, {u.public_name for u in User.objects.filter(seats__table=table)})
+        seated = {u.public_name for u in User.objects.filter(seats__table=table)}
+        seat_bots(table, free, seated, level)
         # Games with bots never count for the ladder.
         compare_and_set(table, rated=False)
     after_commit(table)
     return table
 
 
-def start_practice(user: User, mode: str, rng: Any = None) -> Table:
-    """You and a bot partner against two bots, dealt at once (all or nothing: a failure leaves
-    no hidden table behind with the player sitting at it)."""
+def start_practice(user: User, mode: str, rng: Any = None, level: str | None = None) -> Table:
+    """You and a bot partner against two bots of `level`, dealt at once (all or nothing: a
+    failure leaves no hidden table behind with the player sitting at it)."""
+    level = bot_level(level)
     with transaction.atomic():
         table = tables.create_table(user, mode, private=True, rated=False, practice=True)
-        seat_bots(table, (1, 2, 3), {user.public_name})
+        seat_bots(table, (1, 2, 3), {user.public_name}, level)
         return tables.start_game(user, table.pk, rng)
 
 
@@ -120,8 +142,9 @@ def play_bot_turn(table_id: int, version: int) -> bool:
     seat = None if game is None else pending_bot_seat(table, game)
     if game is None or seat is None:
         return False
+    level = next((row["bot_level"] for row in seat_rows(table) if row["seat"] == seat), "")
     try:
-        play.apply_action(table, decide(game, seat))
+        play.apply_action(table, decide(game, seat, level=level or DEFAULT_BOT_LEVEL))
     except ServiceError:
         return False  # somebody else moved first; their change schedules the next bot turn
     return True

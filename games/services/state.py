@@ -53,6 +53,8 @@ def seats_info(table: Table) -> list[dict[str, Any] | None]:
             "name": row["display_name"] or row["username"],  # User.public_name
             "username": row["username"],
             "bot": row["is_bot"],
+            # A bot's level (`principiante`, `normal`, `fuerte`); null for a person.
+            "bot_level": (row["bot_level"] or None) if row["is_bot"] else None,
             "host": row["user_id"] == table.host_id,
             "connected": row["connections"] > 0 or row["is_bot"],
             "away_until": row["away_until"],

@@ -12,7 +12,7 @@ from celery import current_app
 
 from .. import engine
 from ..engine import bot
-from ..models import Table
+from ..models import DEFAULT_BOT_LEVEL, Table
 from .storage import seat_rows
 
 #: The Celery task that plays one bot turn (games.tasks.bot_turn_task), sent by name: the tasks
@@ -43,9 +43,14 @@ def away_seats(table: Table) -> set[int]:
     return {row["seat"] for row in seat_rows(table) if row["away_until"] is not None}
 
 
-def decide(game: engine.Game, seat: int, rng: random.Random | None = None) -> engine.Action:
-    """A bot's action for `seat`, from what that seat may see."""
-    return bot.decide(engine.view(game, seat), rng)
+def decide(
+    game: engine.Game,
+    seat: int,
+    rng: random.Random | None = None,
+    level: str = DEFAULT_BOT_LEVEL,
+) -> engine.Action:
+    """A bot's action for `seat` playing at `level`, from what that seat may see."""
+    return bot.decide(engine.view(game, seat), rng, level=level)
 
 
 def pending_bot_seat(table: Table, game: engine.Game) -> int | None:

@@ -38,15 +38,9 @@ from games.engine import (
     replay,
     view,
 )
-from games.engine.bot import (
-    _discard,
-    _looseness,
-    _tables,
-    decide,
-    game_win_probability,
-    hand_info,
-)
+from games.engine.bot import decide, game_win_probability, hand_info
 from games.engine.cards import CODE_TO_ID, CODES, EFFECTIVE_RANK, HAND_BIT
+from games.engine.classic import _discard, _looseness, _tables
 from games.engine.errors import RecordError
 from games.engine.evaluate import EVAL_TABLE
 from tools.arena import (

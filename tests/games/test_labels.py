@@ -31,6 +31,14 @@ def test_the_table_gets_every_word_once_in_the_active_language() -> None:
     # A cancelled game's reason is a code: its words are the model's.
     assert spanish["cancel_reasons"] == reasons
     assert english["cancel_reasons"]["abandono"] == "A player did not come back in time."
+    # A bot's level, and how a bot is named with it («Bot Nerea (fuerte)»).
+    assert spanish["bot_levels"] == {
+        "principiante": "principiante",
+        "normal": "normal",
+        "fuerte": "fuerte",
+    }
+    assert english["bot_levels"]["fuerte"] == "strong"
+    assert spanish["table"]["bot_name"] == english["table"]["bot_name"] == "{name} ({level})"
     assert (
         set(spanish)
         == set(english)
@@ -45,6 +53,7 @@ def test_the_table_gets_every_word_once_in_the_active_language() -> None:
             "parts",
             "combos",
             "cancel_reasons",
+            "bot_levels",
             "table",
         }
     )

@@ -9,3 +9,10 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
   link.click();
 });
+
+// The hand analysis has just finished (its panel's last answer says so): show the decision of
+// the step on screen, without leaving it.
+document.body.addEventListener("analysis-ready", () => {
+  const replay = document.getElementById("replay");
+  if (replay && window.htmx) window.htmx.ajax("GET", window.location.href, { target: "#replay" });
+});

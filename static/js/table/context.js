@@ -1,6 +1,6 @@
 // What the table modules share: the page's root, the state being shown and the player's pending
 // choices, and who is who in a `state` message (docs/protocol.md) as seen by this viewer.
-import { $, L, isolate, readJSON } from "./format.js";
+import { $, L, isolate, readJSON, seatName } from "./format.js";
 
 export const root = $("mus-table");
 export const POSITIONS = ["bottom", "right", "top", "left"]; // counter-clockwise from the viewer
@@ -32,7 +32,7 @@ export function context(s) {
   const seats = s.seats || [];
   // Isolated: the names go into sentences (whose turn it is, who bet).
   const name = (seat) =>
-    seats[seat] && seats[seat].name ? isolate(seats[seat].name) : `#${seat + 1}`;
+    seats[seat] && seats[seat].name ? isolate(seatName(seats[seat])) : `#${seat + 1}`;
   // Relative team: 0 = the viewer's pair (or pair A for onlookers), 1 = the rivals.
   const rel = (team) => (me === null ? team : team === me % 2 ? 0 : 1);
   const teamName = (team) => {

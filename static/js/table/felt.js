@@ -1,7 +1,7 @@
 // The felt: the score, the four seats (names, clocks' places, speech bubbles, chips) and the
 // cards, face up only where the state shows them.
 import { SHOWN, root, seatEls, table } from "./context.js";
-import { $, L, el, fmt, isolate, lanceLabel, readJSON, saidText } from "./format.js";
+import { $, L, el, fmt, isolate, lanceLabel, readJSON, saidText, seatName } from "./format.js";
 
 const cardData = readJSON("card-data") || {}; // every card's image and name, from the page
 const seatRatings = readJSON("seat-ratings") || {}; // seat → «1523?» (people only, not bots)
@@ -169,7 +169,7 @@ export function renderSeats(s, ctx, said, arriving = [[], [], [], []]) {
 
     // Long names are cut short on the felt; the whole name is in the title and a tap shows it.
     const nameEl = box.querySelector(".seat-name");
-    const full = info ? info.name : "—";
+    const full = info ? seatName(info) : "—";
     const rating = info && seatRatings[seat];
     const nameKey = JSON.stringify([full, rating, seat === ctx.me]);
     if (nameEl.dataset.key !== nameKey) {

@@ -15,7 +15,7 @@ export function readJSON(id) {
 
 const words = readJSON("table-labels") || {};
 // The words by group: lances, phases, acts, said, hows, numbers, at_lance, parts, combos,
-// cancel_reasons and table (the rest).
+// cancel_reasons, bot_levels and table (the rest).
 export const L = {
   lances: words.lances || {},
   phases: words.phases || {},
@@ -27,6 +27,7 @@ export const L = {
   parts: words.parts || {},
   combos: words.combos || {},
   cancel_reasons: words.cancel_reasons || {},
+  bot_levels: words.bot_levels || {},
   table: words.table || {},
 };
 
@@ -39,6 +40,14 @@ export const fmt = (text, params) =>
 // A name a player chose, isolated from the text around it (Unicode's FSI … PDI): a right-to-left
 // name cannot reorder the sentence it is put into. In an element of its own, <bdi> does it.
 export const isolate = (name) => `\u2068${name}\u2069`;
+
+// A seat's player as every page names them (games.labels.seat_name): a bot with its level,
+// «Bot Nerea (fuerte)»; a person as they chose.
+export const seatName = (info) => {
+  if (!info) return "";
+  const level = info.bot && info.bot_level && L.bot_levels[info.bot_level];
+  return level ? fmt(L.table.bot_name, { name: info.name, level }) : String(info.name || "");
+};
 
 export const joinNames = (list) =>
   list.length <= 1

@@ -1,0 +1,411 @@
+"""The «fuerte» bot: bets from sampled deals (docs/engine.md, "Bots").
+
+From the seat's view only, ``sampling.sample`` draws deals of the unseen cards consistent with
+what the seat knows (its cards, the lleva answers, what everybody said this hand, how loose the
+opponents play). On those deals:
+
+* **chances**: the share of deals in which the seat's pair holds the winning hand of each lance
+  (``estimate.chances``);
+* **option values**: every legal option of a betting decision is valued as the estimated chance
+  to win the *game* after it (``classic.game_win_probability``, a race model from the score),
+  averaged over the deals. The lance's tantos (the bet, the deje, pares and juego, the punto)
+  move the score; an órdago won or lost is the game. The other pair's answer is modelled from
+  its own view of its chance in the deal (the percentile of its best eligible hand, to the
+  power of how many of us play the lance): it accepts an envido when that chance beats the pot
+  odds, an órdago when it beats its chance to win the game after refusing plus a margin
+  (softly, on logistic curves); it never raises. A paso is valued as the lance played en
+  paso.
+* **mus and discards** are the «normal» bot's (``classic.mus_choice``/``discard_choice``).
+
+The option with the highest value is played (the first listed on a tie). Deterministic under
+the generator; with ``rng=None`` one is seeded from the view.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from itertools import accumulate
+from typing import Any, NamedTuple
+
+from .actions import Action
+from .classic import discard_choice, game_win_probability, looseness, mus_choice
+from .sampling import (
+    BIG_BET,
+    CHICA,
+    GRANDE,
+    JUEGO,
+    JUEGO_VALUE,
+    LANCE_IX,
+    LIKELIHOOD,
+    PARES,
+    PARES_VALUE,
+    PCT,
+    POINTS,
+    ROWS,
+    STRENGTH,
+    Worlds,
+    _sig,
+    sample,
+)
+
+__all__ = [
+    "DECIDE_SAMPLES",
+    "Analysis",
+    "analyse",
+    "analyse_chances",
+    "decide",
+    "lance_chances",
+    "seeded_rng",
+]
+
+#: Deals sampled per decision by ``decide``.
+DECIDE_SAMPLES = 300
+#: Envido amounts the bot considers when opening, and how much over the bet when raising
+#: (``analyse(every_amount=True)`` values every legal amount instead).
+OPEN_AMOUNTS = (2, 3, 4, 5, 7, 10)
+RAISE_BY = (2, 3, 5)
+#: The other pair's answer model: percentile of its best hand in the lance needed to accept an
+#: envido of 2 and of 10 or more (linear between), to accept an órdago, and the curve's width.
+#: The other pair's answer model (see ``_values``): the margin over an even game it wants
+#: before accepting an órdago, and the width of the logistic curves.
+ORDAGO_CAUTION, WIDTH = 0.03, 0.06
+#: How much more (in game-win chance) an órdago must be worth than the best other option,
+#: and accepting one than refusing it.
+ORDAGO_MARGIN = 0.05
+#: The lance chance an órdago needs, unless the chance to win the game is under DESPERATE.
+ORDAGO_MIN_CHANCE, DESPERATE = 0.6, 0.2
+
+
+class Analysis(NamedTuple):
+    """What ``analyse`` found: the chances per lance, the best action and every option's
+    value (the estimated chance to win the game after it)."""
+
+    chances: dict[str, float]
+    action: Action
+    options: list[tuple[Action, float]]
+
+
+def seeded_rng(view: dict[str, Any]) -> random.Random:
+    """A generator seeded from the view, for ``rng=None``: the same view, the same choice."""
+    you = view["you"]
+    said = ";".join(f"{e['seat']}{e['act']}{e.get('to', '')}" for e in view["said"])
+    return random.Random(
+        f"{view['mode']}|{view['hand_no']}|{view['scores']}|{you['seat']}|"
+        f"{','.join(you['cards'])}|{said}"
+    )
+
+
+def _order(mano: int) -> tuple[int, int, int, int]:
+    return (mano, (mano + 1) % 4, (mano + 2) % 4, (mano + 3) % 4)
+
+
+def lance_chances(w: Worlds, mano: int) -> dict[str, float]:
+    """Share of the deals in which the seat's pair wins each lance with its cards (see
+    ``estimate.chances``)."""
+    team = w.seat & 1
+    order = _order(mano)
+    wins = [0, 0, 0, 0]
+    for keys in w.keys:
+        rows = [ROWS[k] for k in keys]
+        for i, f in ((0, GRANDE), (1, CHICA)):
+            best, top = -1, -(10**9)
+            for s in order:
+                v = rows[s][f]
+                if v > top:
+                    best, top = s, v
+            if best & 1 == team:
+                wins[i] += 1
+        best, top = -1, 0
+        for s in order:
+            v = rows[s][PARES]
+            if v > top:
+                best, top = s, v
+        if best >= 0 and best & 1 == team:
+            wins[2] += 1
+        best, top = -1, 0
+        for s in order:
+            v = rows[s][JUEGO]
+            if v > top:
+                best, top = s, v
+        if best < 0:  # nobody has juego: punto
+            top = -1
+            for s in order:
+                v = rows[s][POINTS]
+                if v > top:
+                    best, top = s, v
+        if best & 1 == team:
+            wins[3] += 1
+    n = max(len(w.keys), 1)
+    return {name: wins[i] / n for i, name in enumerate(("grande", "chica", "pares", "juego"))}
+
+
+class _Deal(NamedTuple):
+    """One sampled deal as the current lance sees it."""
+
+    win: bool  # our pair's best eligible hand wins the lance
+    theirs: int  # percentile (0..100) in the lance of the other pair's best eligible hand
+    ours: int  # how many of our pair play the lance (1 or 2)
+    b_us: int  # tantos the lance pays our pair besides the bet (pares, juego, punto)
+    b_them: int
+
+
+def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
+    team = w.seat & 1
+    order = _order(mano)
+    f = STRENGTH[li]
+    pct = PCT[w.mode]
+    out = []
+    for keys in w.keys:
+        rows = [ROWS[k] for k in keys]
+        if li == 2:
+            elig = [s for s in order if rows[s][PARES] > 0]
+        elif li == 3:
+            elig = [s for s in order if rows[s][JUEGO] > 0]
+        else:
+            elig = list(order)
+        best, top = -1, -(10**9)
+        theirs = 0.0
+        ours = 0
+        for s in elig:
+            v = rows[s][f]
+            if v > top:
+                best, top = s, v
+            if s & 1 != team:
+                theirs = max(theirs, pct[keys[s]][li])
+            else:
+                ours += 1
+        if li == 2:
+            b = [rows[t][PARES_VALUE] + rows[t + 2][PARES_VALUE] for t in (0, 1)]
+        elif li == 3:
+            b = [rows[t][JUEGO_VALUE] + rows[t + 2][JUEGO_VALUE] for t in (0, 1)]
+        elif li == 4:
+            b = [1, 1]
+        else:
+            b = [0, 0]
+        out.append(
+            _Deal(
+                best >= 0 and best & 1 == team,
+                round(theirs * 100),
+                max(ours, 1),
+                b[team],
+                b[1 - team],
+            )
+        )
+    return out
+
+
+@lru_cache(maxsize=16)
+def read(kind: str, ours: int) -> list[float]:
+    """How the other pair reads our act ``kind`` (``sampling.LIKELIHOOD``) when ``ours`` of us
+    play the lance: for its best hand at percentile y (0..100), the chance that our best hand
+    is below it, our best being the best of ``ours`` uniform percentiles weighted by the
+    likelihood of the act."""
+    f = LIKELIHOOD[kind]
+    steps = 400
+    dens = []
+    for i in range(steps):
+        x = (i + 0.5) / steps
+        dens.append(f(x) * ours * x ** (ours - 1))
+    total = sum(dens)
+    cum = [0.0, *accumulate(dens)]
+    return [cum[round(y * steps / 100)] / total for y in range(101)]
+
+
+def _values(
+    deals: list[_Deal],
+    us: int,
+    them: int,
+    li: int,
+    bet: dict[str, Any] | None,
+    deje: int,
+    options: list[Action],
+) -> list[float]:
+    """Each option's estimated chance to win the game, averaged over the deals.
+
+    The other pair reads our bet as we read theirs (``read``): its chance to win is the share
+    of our hands, weighted by the likelihood of our act, below its best. Refusing costs it what
+    stands (1 for an opening bet). It accepts an envido to N when that chance beats the pot
+    odds (N - standing) / 2N, an órdago when it beats its chance to win the game after refusing
+    plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``. It never
+    raises.
+    """
+    # Game chances after our pair gains x tantos, or theirs does (never both in one lance).
+    up = [game_win_probability(us + x, them) for x in range(100)]
+    down = [game_win_probability(us, them + x) for x in range(100)]
+    paso_bonus = 1 if li in (0, 1) else 0  # grande/chica en paso pay 1 to the winner
+    n = max(len(deals), 1)
+    ordago_bet = bet is not None and bool(bet["ordago"])
+    amount = int(bet["amount"]) if bet is not None else 0
+    standing = max(amount, 1)
+    out = []
+    for a in options:
+        acc = 0.0
+        act = a.act
+        if act == "paso":
+            for d in deals:
+                acc += up[d.b_us + paso_bonus] if d.win else down[d.b_them + paso_bonus]
+        elif act == "no_quiero":
+            for d in deals:
+                acc += down[deje + d.b_them]
+        elif act == "quiero":
+            for d in deals:
+                if ordago_bet:
+                    acc += 1.0 if d.win else 0.0
+                else:
+                    acc += up[amount + d.b_us] if d.win else down[amount + d.b_them]
+        elif act == "ordago":
+            tables = (read("ordago", 1), read("ordago", 2))
+            for d in deals:
+                refused = up[standing + d.b_us]
+                chance = tables[d.ours - 1][d.theirs]
+                pa = _sig((chance - (1 - refused + ORDAGO_CAUTION)) / WIDTH)
+                acc += (1 - pa) * refused + (pa if d.win else 0.0)
+        else:  # envido
+            to = a.to or 0
+            kind = "raise" if bet is not None else ("big" if to > BIG_BET else "bet")
+            tables = (read(kind, 1), read(kind, 2))
+            need = (to - standing) / (2 * to)
+            for d in deals:
+                refused = up[standing + d.b_us]
+                pa = _sig((tables[d.ours - 1][d.theirs] - need) / WIDTH)
+                shown = up[to + d.b_us] if d.win else down[to + d.b_them]
+                acc += (1 - pa) * refused + pa * shown
+        out.append(acc / n)
+    return out
+
+
+def _options(
+    legal: dict[str, dict[str, Any]], seat: int, bet: dict[str, Any] | None, every_amount: bool
+) -> list[Action]:
+    out: list[Action] = []
+    for act in ("paso", "quiero", "no_quiero"):
+        if act in legal:
+            out.append(Action(seat, act))
+    env = legal.get("envido")
+    if env is not None:
+        lo, hi = env["min"], env["max"]
+        if every_amount:
+            amounts = list(range(lo, hi + 1))
+        elif bet is None:
+            amounts = [x for x in OPEN_AMOUNTS if lo <= x <= hi]
+        else:
+            amounts = sorted(
+                {min(hi, bet["amount"] + k) for k in RAISE_BY if bet["amount"] + k >= lo}
+            )
+        out.extend(Action(seat, "envido", to=x) for x in amounts)
+    if "ordago" in legal:
+        out.append(Action(seat, "ordago"))
+    return out
+
+
+def _deje(view: dict[str, Any], lance: str) -> int:
+    """What refusing the standing bet pays the bettors: the total that stood before it (an
+    envido over a bet says how much ``more`` it put over what stood)."""
+    bet = view["bet"]
+    if bet is None:
+        return 1
+    if bet["ordago"]:
+        return max(int(bet["amount"]), 1)
+    prev = 0
+    for e in view["said"]:
+        if e.get("lance") == lance and e["act"] == "envido" and e["to"] == bet["amount"]:
+            prev = e["to"] - e.get("more", e["to"])
+    return max(prev, 1)
+
+
+def _choose(
+    view: dict[str, Any], worlds: Worlds, every_amount: bool
+) -> tuple[Action, list[tuple[Action, float]]]:
+    """The best betting option on these deals, and the options' values."""
+    you = view["you"]
+    seat = you["seat"]
+    legal = {d["act"]: d for d in you["legal"]}
+    lance = view["lance"]
+    li = LANCE_IX[lance]
+    bet = view["bet"]
+    deals = _deals(worlds, view["mano"], li)
+    scores = view["scores"]
+    us, them = scores[seat & 1], scores[1 - (seat & 1)]
+    deje = _deje(view, lance)
+    considered = _options(legal, seat, bet, False)
+    # One envido per pair and lance: after ours was raised, only quiero, no quiero or órdago
+    # (no raise wars: the bigger the pot, the less a refusal is worth to anybody).
+    team = seat & 1
+    if any(
+        e.get("lance") == lance and e["act"] == "envido" and e["seat"] & 1 == team
+        for e in view["said"]
+    ):
+        considered = [a for a in considered if a.act != "envido"]
+    values = _values(deals, us, them, li, bet, deje, considered)
+    # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
+    # sampling error or a guess of how the others answer), and is no bluff: it needs a lance
+    # chance of ORDAGO_MIN_CHANCE unless the game is being lost anyway.
+    chance = sum(d.win for d in deals) / max(len(deals), 1)
+    bluff = chance < ORDAGO_MIN_CHANCE and game_win_probability(us, them) >= DESPERATE
+    penalty = 1.0 if bluff else ORDAGO_MARGIN
+    if bet is not None and bet["ordago"]:  # accepting one needs the same margin
+        penalty, risky = ORDAGO_MARGIN, "quiero"
+    else:
+        risky = "ordago"
+    best = max(
+        range(len(considered)),
+        key=lambda i: (values[i] - (penalty if considered[i].act == risky else 0), -i),
+    )
+    if not every_amount:
+        return considered[best], list(zip(considered, values, strict=True))
+    every = _options(legal, seat, bet, True)
+    every_values = _values(deals, us, them, li, bet, deje, every)
+    return considered[best], list(zip(every, every_values, strict=True))
+
+
+def _fixed(view: dict[str, Any]) -> Action | None:
+    """The action when no bet is to be decided: repartir, the mus, the discards."""
+    you = view.get("you")
+    if not you or not you.get("legal"):
+        raise ValueError("this seat has nothing to decide")
+    seat = you["seat"]
+    legal = {d["act"] for d in you["legal"]}
+    if "repartir" in legal:
+        return Action(seat, "repartir")
+    if "mus" in legal:
+        return Action(seat, mus_choice(view))
+    if "descarte" in legal:
+        return Action(seat, "descarte", cards=discard_choice(view))
+    return None
+
+
+def _loose(view: dict[str, Any]) -> list[float]:
+    """How loose each seat plays, from the earlier hands (``classic.looseness``, whose prior
+    is suspicious: one órdago makes a seat even odds; here half of that counts as sensible)."""
+    return [max(0.0, 2 * x - 1) for x in looseness(view, this_hand=False)]
+
+
+def analyse_chances(view: dict[str, Any], rng: random.Random, samples: int) -> dict[str, float]:
+    """``lance_chances`` on ``samples`` deals for the view's seat."""
+    return lance_chances(sample(view, rng, samples, _loose(view)), view["mano"])
+
+
+def analyse(
+    view: dict[str, Any], rng: random.Random, samples: int, every_amount: bool = False
+) -> Analysis:
+    """Chances, the chosen action and the options' values for the view's seat (no options
+    outside the betting: the mus and the discards are not valued)."""
+    fixed = _fixed(view)
+    worlds = sample(view, rng, samples, _loose(view))
+    chances = lance_chances(worlds, view["mano"])
+    if fixed is not None:
+        return Analysis(chances, fixed, [])
+    action, options = _choose(view, worlds, every_amount)
+    return Analysis(chances, action, options)
+
+
+def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
+    """The «fuerte» bot's action for the view's seat."""
+    fixed = _fixed(view)
+    if fixed is not None:
+        return fixed
+    if rng is None:
+        rng = seeded_rng(view)
+    worlds = sample(view, rng, DECIDE_SAMPLES, _loose(view))
+    return _choose(view, worlds, False)[0]

@@ -1,0 +1,165 @@
+"""Bot levels (games/engine/bot.py) and the estimate API (games/engine/estimate.py).
+
+What is claimed here:
+* the three levels exist, «normal» is the default, an unknown level is refused;
+* every level plays whole games of both modes with legal actions only, and is deterministic
+  given its generator;
+* «fuerte» decides from the view alone: the same view gives the same decision whatever the
+  other seats hold;
+* ``estimate.chances`` and ``estimate.advice`` have the documented shape, the best option is
+  the action, and they read the view only.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from games.engine import MODES, Action, apply, bot, estimate, new_game, view
+
+from .support import deal, play
+from .test_bot import _same_view_elsewhere, legal_for
+
+
+def test_levels_and_default():
+    assert bot.LEVELS == ("principiante", "normal", "fuerte")
+    assert bot.DEFAULT_LEVEL == "normal"
+    g = new_game("4-reyes", 0, random.Random(3))
+    v = view(g, 0)
+    assert bot.decide(v, random.Random(1)) == bot.decide(v, random.Random(1), "normal")
+    with pytest.raises(ValueError):
+        bot.decide(v, random.Random(1), "experto")
+    for level in bot.LEVELS:
+        with pytest.raises(ValueError):
+            bot.decide(view(g, 1), random.Random(1), level)  # seat 1 is not to speak
+
+
+def _play(mode: str, seed: int, levels: tuple[str, str]) -> tuple[list, object]:
+    rng = random.Random(seed)
+    g = new_game(mode, seed % 4, rng)
+    trace = []
+    while g.phase not in ("terminada", "cancelada"):
+        seat = g.to_act()[0]
+        v = view(g, seat)
+        a = bot.decide(v, random.Random(f"{seed}:{len(trace)}"), levels[seat & 1])
+        assert legal_for(v, a), (v, a)
+        trace.append(a)
+        g = apply(g, a, rng)
+        assert len(trace) < 20_000
+    return trace, g
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "levels", [("fuerte", "normal"), ("principiante", "fuerte"), ("fuerte", "fuerte")]
+)
+def test_every_level_plays_legal_whole_games_deterministically(mode, levels):
+    for seed in range(3):
+        trace, g = _play(mode, seed, levels)
+        assert g.phase == "terminada"
+        assert _play(mode, seed, levels)[0] == trace
+
+
+def test_fuerte_decision_is_unchanged_when_other_seats_cards_are_swapped():
+    compared = 0
+    kinds: set[str] = set()
+    for seed in range(30):
+        rng = random.Random(seed)
+        g = new_game(MODES[seed % 2], seed % 4, rng)
+        while g.phase not in ("terminada", "cancelada") and compared < 250:
+            seat = rng.choice(g.to_act())
+            v = view(g, seat)
+            a = bot.decide(v, random.Random(seed), "fuerte")
+            if g.phase == "lance" and not any(e["act"] == "descarte" for e in v["said"]):
+                tries = 30 if g.lance in ("pares", "juego") else 2
+                alt = _same_view_elsewhere(g, seat, rng, tries)
+                if alt is not None:
+                    assert bot.decide(view(alt, seat), random.Random(seed), "fuerte") == a
+                    assert estimate.advice(
+                        view(alt, seat), random.Random(seed), 200
+                    ) == estimate.advice(v, random.Random(seed), 200)
+                    compared += 1
+                    kinds.add(v["lance"])
+            g = apply(g, a, rng)
+    assert compared >= 60
+    assert {"grande", "chica", "pares"} <= kinds and kinds & {"juego", "punto"}
+
+
+def test_chances_shape_and_obvious_hands():
+    g = deal({0: "12o 12c 12e 11o"}, mano=0)  # three reyes and a caballo, mano
+    v = view(g, 0)
+    c = estimate.chances(v, random.Random(1), 500)
+    assert set(c) == set(estimate.LANCES) == {"grande", "chica", "pares", "juego"}
+    assert all(0.0 <= p <= 1.0 for p in c.values())
+    assert c["grande"] > 0.9 and c["chica"] < 0.5 and c["pares"] > 0.6
+    assert estimate.chances(v, random.Random(1), 500) == c
+    assert copy.deepcopy(v) == v
+
+
+def test_advice_lists_every_option_and_its_best_is_the_action():
+    rng = random.Random(5)
+    g = new_game("4-reyes", 0, rng)
+    seen = 0
+    while g.phase not in ("terminada", "cancelada"):
+        seat = g.to_act()[0]
+        v = view(g, seat)
+        adv = estimate.advice(v, random.Random(2), 300)
+        assert set(adv) == {"chances", "action", "options"}
+        a = Action.from_dict(adv["action"])
+        assert legal_for(v, a)
+        if g.phase == "lance":
+            seen += 1
+            values = {
+                tuple(sorted(o["action"].items(), key=str)): o["value"] for o in adv["options"]
+            }
+            assert all(0.0 <= x <= 1.0 for x in values.values())
+            acts = {o["action"]["act"] for o in adv["options"]}
+            assert acts == {d["act"] for d in v["you"]["legal"]}
+            env = [o for o in adv["options"] if o["action"]["act"] == "envido"]
+            legal_env = [d for d in v["you"]["legal"] if d["act"] == "envido"]
+            if legal_env:
+                assert len(env) == legal_env[0]["max"] - legal_env[0]["min"] + 1
+            # The action is the best option but for the margin an órdago (or accepting one)
+            # needs: it is worth at least every paso / quiero / no quiero.
+            mine = values[tuple(sorted(adv["action"].items(), key=str))]
+            risky = "quiero" if v["bet"] and v["bet"]["ordago"] else "ordago"
+            plain = [
+                o["value"]
+                for o in adv["options"]
+                if o["action"]["act"] in ("paso", "quiero", "no_quiero")
+                and o["action"]["act"] != risky
+            ]
+            assert all(mine >= x for x in plain)
+        else:
+            assert adv["options"] == []
+        g = apply(g, bot.decide(v, random.Random(2), "fuerte"), rng)
+    assert seen > 3
+
+
+def test_fuerte_accepts_or_raises_with_the_best_grande():
+    # Four reyes in 4 reyes: nobody can tie. Seat 1 (mano) bets; seat 0 answers.
+    hands = {0: "12o 12c 12e 12b"}
+    for step in ("1 envido 2", "1 envido 10", "1 ordago"):
+        g = play(deal(hands, mano=1), "1 corto", step)
+        a = bot.decide(view(g, 0), random.Random(1), "fuerte")
+        assert a.act in ("quiero", "envido", "ordago"), (step, a)
+
+
+def test_fuerte_bets_the_best_grande_and_passes_the_worst():
+    g = play(deal({0: "12o 12c 12e 12b"}, mano=0), "0 corto")
+    assert bot.decide(view(g, 0), random.Random(1), "fuerte").act in ("envido", "ordago")
+    g = play(deal({0: "1o 1c 4e 5b"}, mano=0), "0 corto")
+    for seed in range(10):
+        assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act == "paso"
+
+
+def test_fuerte_refuses_an_ordago_with_a_poor_hand_and_never_bluffs_one_at_the_start():
+    g = play(deal({0: "1o 2c 4e 5b"}, mano=1), "1 corto", "1 ordago")
+    for seed in range(5):
+        assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act == "no_quiero"
+    for hand in ("1o 2c 4e 5b", "7o 6c 1e 4b", "11o 1c 2e 4b"):
+        g = play(deal({0: hand}, mano=0), "0 corto")
+        for seed in range(5):
+            assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act != "ordago"
