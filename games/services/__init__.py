@@ -30,7 +30,7 @@ from .connections import (
     socket_closed,
     socket_opened,
 )
-from .errors import Conflict, SeatsRefused, ServiceError
+from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name
 from .moves import Outcome, step_key
 from .play import act, act_async, apply_action, cancel_game, play_defaults
@@ -51,10 +51,12 @@ from .tables import (
 
 __all__ = [
     "ALL_KEYS",
+    "OUTAGES",
     "Conflict",
     "Outcome",
     "SeatsRefused",
     "ServiceError",
+    "Unavailable",
     "act",
     "act_async",
     "apply_action",
