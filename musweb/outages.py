@@ -21,6 +21,8 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from games.health import PATH as HEALTH_PATH
+from games.health import health_view
 from games.services import OUTAGES
 from games.socket_codes import CLOSE_TRY_AGAIN
 
@@ -61,6 +63,19 @@ class ServiceUnavailableMiddleware:
         if response.status_code == 500 and getattr(request, "service_unavailable", False):
             return unavailable_page(request)
         return response
+
+
+class HealthMiddleware:
+    """`/salud/` (games/health.py) before anything else: no session, no user, no redirect to
+    HTTPS, so a proxy or a monitor reads it over plain HTTP whatever is down."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path == HEALTH_PATH and request.method in ("GET", "HEAD"):
+            return health_view(request)
+        return self.get_response(request)
 
 
 class SocketOutageGuard:

@@ -43,6 +43,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /salud/ (games/health.py), answered before sessions, users and the HTTPS redirect.
+    "musweb.outages.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # PostgreSQL or Redis down: the site's own 503 page instead of a 500 (musweb/outages.py).

@@ -189,12 +189,26 @@ def beat(process: str = PROCESS) -> bool:
     sockets it still holds are counted again."""
     now = timezone.now()
     if ServerProcess.objects.filter(name=process).update(beat_at=now):
+        if process == PROCESS:
+            _reconcile()
         return False
     ServerProcess.objects.update_or_create(name=process, defaults={"beat_at": now})
     if process == PROCESS:
         for channel, (table_id, user_id) in list(_LOCAL.items()):
             socket_opened(table_id, user_id, channel)
     return True
+
+
+def _reconcile() -> None:
+    """The rows of this process's sockets are the sockets it holds: a socket that closed while
+    the database was down (its row could not be deleted) goes now, and one whose row is missing
+    is counted again. Presence after an outage comes from these beats, not from before."""
+    stored = dict(Connection.objects.filter(process=PROCESS).values_list("channel", "table_id"))
+    for channel in stored.keys() - _LOCAL.keys():
+        socket_closed(channel)
+    for channel in _LOCAL.keys() - stored.keys():
+        table_id, user_id = _LOCAL[channel]
+        socket_opened(table_id, user_id, channel)
 
 
 def forget_local_sockets() -> None:
