@@ -72,7 +72,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
         except (Unavailable, *OUTAGES):
             # PostgreSQL or Redis is down: the page keeps trying (and says «Reconectando…»).
+            # The socket may have been counted before the failure: uncounted (now, or by this
+            # process's next beat when the database is still down).
             await self.leave_groups()
+            await live.leave(self.channel_name)
             await refuse(self, CLOSE_TRY_AGAIN)
             return
         except ServiceError as exc:
