@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 from asgiref.sync import sync_to_async
+from django.db import connection
 
 from accounts.models import User
 from accounts.sessions import session_cookie
@@ -51,6 +52,13 @@ class Stats:
     disconnects: int = 0
     finished_tables: set[int] = field(default_factory=set)
     tables_started: int = 0  # by `Successors`, for the players of finished games
+    # With `reconnect` (a connection storm, docs/performance.md): when each player's socket
+    # dropped and each table stopped, until the socket is open again / the table plays again.
+    down_since: dict[int, float] = field(default_factory=dict)  # user id -> first drop
+    table_down_since: dict[int, float] = field(default_factory=dict)  # table id -> first drop
+    reconnected: list[float] = field(default_factory=list)  # seconds from drop to open again
+    resumed: list[float] = field(default_factory=list)  # seconds from drop to a move accepted
+    retries: int = 0  # handshakes refused while a dropped socket was coming back
 
 
 @dataclass
@@ -143,14 +151,25 @@ async def play(
     think: float,
     seed: int,
     successors: Successors,
+    reconnect: bool = False,
 ) -> None:
-    """One player: play the client's table, then, game after game, the table that follows it."""
+    """One player: play the client's table, then, game after game, the table that follows it.
+
+    With ``reconnect`` a socket that drops or is refused comes back to its table with the
+    browser's backoff (static/js/table/socket.js: 0.5 s doubling, up to 10 s, ±25 %)."""
     rng = random.Random(seed)
     table_id: int | None = client.table_id
+    tries = 0
     while table_id is not None and time.monotonic() < stop_at:
-        if not await play_table(client, table_id, stats, stop_at, think, rng):
+        outcome = await play_table(client, table_id, stats, stop_at, think, rng)
+        if outcome == "over":
+            tries = 0
+            table_id = await successors.after(table_id, client, stop_at)
+        elif reconnect and outcome in ("dropped", "refused"):
+            tries = 0 if outcome == "dropped" else tries + 1
+            await asyncio.sleep(min(10.0, 0.5 * 2**tries) * rng.uniform(0.75, 1.25))
+        else:
             return
-        table_id = await successors.after(table_id, client, stop_at)
 
 
 async def play_table(
@@ -160,8 +179,9 @@ async def play_table(
     stop_at: float,
     think: float,
     rng: random.Random,
-) -> bool:
-    """Play one table until its game is over (True) or the run ends or the socket fails."""
+) -> str:
+    """Play one table until its game is over ("over"), the run ends ("stopped"), the socket
+    drops ("dropped") or its handshake fails ("refused")."""
     from websockets.asyncio.client import connect
 
     ws_url = client.url.replace("http://", "ws://").replace("https://", "wss://")
@@ -174,9 +194,15 @@ async def play_table(
             max_size=2**22,
         )
     except Exception as exc:
-        stats.connect_failures += 1
-        stats.connect_kinds[type(exc).__name__] += 1
-        return False
+        if client.user_id in stats.down_since:
+            stats.retries += 1  # the server is still coming back (a storm): try again
+        else:
+            stats.connect_failures += 1
+            stats.connect_kinds[type(exc).__name__] += 1
+        return "refused"
+    dropped_at = stats.down_since.pop(client.user_id, None)
+    if dropped_at is not None:
+        stats.reconnected.append(time.monotonic() - dropped_at)
     pending: tuple[int, float] | None = None  # (v sent against, monotonic time sent)
     acting: asyncio.Task[None] | None = None
     latest: dict[str, Any] = {}
@@ -214,24 +240,36 @@ async def play_table(
                     if pending[1] >= stats.steady_from:
                         stats.steady.append(stats.latencies[-1])
                     pending = None
+                    down = stats.table_down_since.pop(table_id, None)
+                    if down is not None:
+                        stats.resumed.append(time.monotonic() - down)
                 if message["phase"] in ("terminada", "cancelada"):
                     stats.finished_tables.add(table_id)
-                    return True
+                    return "over"
                 you = message.get("you") or {}
                 if you.get("legal") and pending is None and (acting is None or acting.done()):
                     acting = asyncio.create_task(act_later())
+            # The server closed the socket (a restart closes it cleanly): that is a drop too.
+            raise ConnectionError("closed by the server")
     except TimeoutError:
-        pass  # the run is over
+        return "stopped"  # the run is over
     except Exception:
         stats.disconnects += 1
+        now = time.monotonic()
+        stats.down_since.setdefault(client.user_id, now)
+        stats.table_down_since.setdefault(table_id, now)
+        return "dropped"
     finally:
         if acting is not None:
             acting.cancel()
         await ws.close()
-    return False
 
 
-def server_processes() -> dict[str, list[int]]:
+def server_processes(database: str | None = None) -> dict[str, list[int]]:
+    """The site's processes by kind. Other sites on the machine (another checkout's daphne and
+    Celery, its tests' PostgreSQL backends) are left out: daphne and Celery count only when
+    they run from this directory, PostgreSQL backends only when they serve ``database``."""
+    here = os.getcwd()
     groups: dict[str, list[int]] = {
         "daphne": [],
         "nginx": [],
@@ -245,18 +283,25 @@ def server_processes() -> dict[str, list[int]]:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
         if "loadtest" in cmd:
             continue
         if "daphne" in cmd or "musweb.server" in cmd:  # (the site runs daphne as musweb.server)
-            groups["daphne"].append(int(pid))
+            if cwd == here:
+                groups["daphne"].append(int(pid))
         elif cmd.startswith("nginx:"):  # master and workers (`make run-prod`, docs/deploy.md)
             groups["nginx"].append(int(pid))
         elif "celery" in cmd:
-            groups["celery"].append(int(pid))
+            if cwd == here:
+                groups["celery"].append(int(pid))
         elif cmd.startswith("postgres") or "/postgres " in cmd:
-            groups["postgres"].append(int(pid))
+            # a backend reads "postgres: [CLUSTER:] USER DATABASE HOST(PORT) STATE"
+            words = cmd.split()
+            host = next((i for i, w in enumerate(words) if "(" in w or w == "[local]"), None)
+            if database is None or host is None or words[host - 1] == database:
+                groups["postgres"].append(int(pid))
         elif "redis-server" in cmd:
             groups["redis"].append(int(pid))
     return groups
@@ -323,7 +368,11 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run_clients(
-    clients: list[Client], seconds: float, think: float, connect_per_second: int
+    clients: list[Client],
+    seconds: float,
+    think: float,
+    connect_per_second: int,
+    reconnect: bool = False,
 ) -> tuple[Stats, float]:
     stats = Stats()
     start = time.monotonic()
@@ -334,7 +383,9 @@ async def run_clients(
     tasks = []
     successors = Successors(stats)
     for i, client in enumerate(clients):
-        tasks.append(asyncio.create_task(play(client, stats, stop_at, think, i, successors)))
+        tasks.append(
+            asyncio.create_task(play(client, stats, stop_at, think, i, successors, reconnect))
+        )
         if i % 20 == 19:
             await asyncio.sleep(20 / connect_per_second)
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -367,6 +418,7 @@ def report(
         f"errors: {sum(stats.errors.values())} {dict(stats.errors)}  "
         f"connect failures: {stats.connect_failures} {dict(stats.connect_kinds)}  "
         f"dropped: {stats.disconnects}",
+        *_storm_lines(stats),
         f"games finished during the run: {len(stats.finished_tables)}  "
         f"(their players moved on to {stats.tables_started} new tables)",
         "server CPU (% of one core over the run) and memory (RSS MB at the end):",
@@ -386,6 +438,28 @@ def report(
     return "\n".join(lines)
 
 
+def _storm_lines(stats: Stats) -> list[str]:
+    """What a run with `reconnect` saw of its dropped sockets (nothing if none dropped)."""
+    if not stats.disconnects:
+        return []
+    return [
+        f"dropped sockets back: {len(stats.reconnected)} of {stats.disconnects} drops "
+        f"({len(stats.down_since)} never came back; {stats.retries} handshakes refused "
+        "on the way, retried)",
+        "  seconds from the drop to the socket open again: " + _seconds(stats.reconnected),
+        f"tables playing again: {len(stats.resumed)} "
+        f"({len(stats.table_down_since)} never moved again); seconds from the first drop at "
+        "the table to a move accepted there: " + _seconds(stats.resumed),
+    ]
+
+
+def _seconds(values: list[float]) -> str:
+    return (
+        f"p50 {percentile(values, 0.5):.2f}  p95 {percentile(values, 0.95):.2f}  "
+        f"max {max(values, default=float('nan')):.2f}"
+    )
+
+
 def _latencies(ms: list[float]) -> str:
     return (
         f"p50 {percentile(ms, 0.5):.1f}  p95 {percentile(ms, 0.95):.1f}  "
@@ -403,6 +477,7 @@ def main(
     connect_rate: int,
     keep: bool,
     write: Callable[[str], None] = print,
+    reconnect: bool = False,
 ) -> None:
     """The whole run: set up, play, measure the servers, report, and cancel the games."""
     run = secrets.token_hex(3)
@@ -419,11 +494,12 @@ def main(
     # to 80 ms, and every reply waiting meanwhile was counted as the server's latency.
     gc.freeze()
     gc.set_threshold(10_000, 20, 100)
-    cpu0 = {g: cpu_seconds(p) for g, p in server_processes().items()}
+    database = str(connection.settings_dict["NAME"])
+    cpu0 = {g: cpu_seconds(p) for g, p in server_processes(database).items()}
     busy0, total0 = machine_busy()
-    stats, wall = asyncio.run(run_clients(clients, seconds, think, connect_rate))
+    stats, wall = asyncio.run(run_clients(clients, seconds, think, connect_rate, reconnect))
     busy1, total1 = machine_busy()
-    groups = server_processes()
+    groups = server_processes(database)
     cpu = cpu_during(cpu0, groups)
     rss = {g: rss_mb(p) for g, p in groups.items()}
     machine = (busy1 - busy0, total1 - total0)

@@ -44,5 +44,6 @@ def can_view(table: Table, user: Any, token: str | None = None) -> bool:
 
 
 def can_view_in(table: Table, user: Any, session: Session | None) -> bool:
-    """`can_view` for a request's or a socket's session."""
-    return can_view(table, user, invitation(session, table.pk))
+    """`can_view` for a request's or a socket's session (read only when the player needs an
+    invitation: a seated player's socket costs no session query)."""
+    return can_view(table, user) or can_view(table, user, invitation(session, table.pk))

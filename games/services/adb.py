@@ -14,6 +14,7 @@ only if it did not. What still fails is `Unavailable` (docs/deploy.md, «Caídas
 from __future__ import annotations
 
 import asyncio
+from functools import cache
 from typing import Any
 
 import orjson
@@ -21,9 +22,10 @@ import psycopg
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 from psycopg.types.json import set_json_loads
 
-from ..models import Table
+from ..models import ServerProcess, Table
 from .errors import Conflict, Unavailable
 from .groups import group_name, send_groups
 from .state import table_message
@@ -133,6 +135,34 @@ async def publish(table: Table) -> None:
     is back (`groups.send_groups`)."""
     if get_channel_layer() is not None:
         await send_groups([(group_name(table.pk), table_message(table))])
+
+
+async def beat(process: str) -> bool:
+    """`connections.beat`'s usual case on the event loop, where a busy sync thread cannot delay
+    it: False if the process's row is gone (given up for dead) and the whole `beat` must run.
+
+    A beat queued behind the sync thread's work came too late under load: the sweep gave the
+    live process up for dead, dropped all its sockets, and putting them back made it later.
+    (Harmless to repeat: a connection found dead is replaced and the beat sent again, once.)"""
+    for attempt in range(2):
+        conn = None
+        try:
+            conn = await _connection(0)
+            async with conn.cursor() as cursor:
+                await cursor.execute(_beat_sql(), [timezone.now(), process])
+                return cursor.rowcount > 0
+        except psycopg.OperationalError:
+            if conn is not None:
+                forget(0, conn)
+            if attempt:
+                raise Unavailable() from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@cache
+def _beat_sql() -> str:
+    table = connection.ops.quote_name(ServerProcess._meta.db_table)
+    return f"UPDATE {table} SET beat_at = %s WHERE name = %s"
 
 
 def forget(table_id: int, conn: psycopg.AsyncConnection[Any] | None = None) -> None:

@@ -28,7 +28,6 @@ from .access import Session
 from .errors import OUTAGES, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name, send_groups, unsent
 from .state import state_for
-from .storage import load_table, require_table
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +70,13 @@ class Welcome:
 
 def _welcome(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
     entry = connections.join(table_id, user, session, channel)
-    # Read again: the state shows this connection counted.
-    table = require_table(load_table(table_id))
-    blocked = frozenset(relations.blocked_ids(user.pk))
+    blocked = frozenset(relations.blocked_ids(user.pk)) if user.is_authenticated else frozenset()
     return Welcome(
-        entry.key, entry.language, state_for(table, user), chat.history(table_id, blocked), blocked
+        entry.key,
+        entry.language,
+        state_for(entry.table, user),
+        chat.history(table_id, blocked),
+        blocked,
     )
 
 
@@ -153,8 +154,19 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
     loop.call_later(settings.MUS_PROCESS_BEAT_SECONDS, _beat, loop)
 
 
+_FAILED_BEATS: set[asyncio.AbstractEventLoop] = set()
+
+
 async def _beat_once() -> None:
+    loop = asyncio.get_running_loop()
     try:
-        await in_worker(connections.beat)
+        if not await adb.beat(connections.PROCESS):
+            await in_worker(connections.beat)
+        if loop in _FAILED_BEATS:
+            # The first beat after an outage: the socket rows are brought in line with the
+            # sockets this process holds (presence rebuilt, not trusted from before).
+            await in_worker(connections.reconcile)
+            _FAILED_BEATS.discard(loop)
     except Exception:  # a database hiccup must not stop the heartbeat for good
+        _FAILED_BEATS.add(loop)
         log.warning("process heartbeat failed", exc_info=True)

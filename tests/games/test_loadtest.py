@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 
 from games import services
 from games.models import Table
-from tests.live import daphne_process
+from tests.live import daphne_process, daphne_server, free_port
 from tools import loadtest
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -79,3 +79,43 @@ def test_the_players_of_a_finished_game_move_on_to_a_new_table_and_play_it() -> 
     playing = later.filter(status=Table.Status.PLAYING).count()
     assert playing <= 1
     assert loadtest.teardown_tables("t2") == playing
+
+
+def test_with_reconnect_the_clients_come_back_after_a_server_restart_and_play_on() -> None:
+    # A connection storm (docs/performance.md): daphne is killed mid-game and started again on
+    # the same port; every socket comes back like a browser's and every table plays again.
+    clients = loadtest.setup_tables(2, "4-reyes", "t3")
+    port = free_port()
+
+    async def run() -> loadtest.Stats:
+        for client in clients:
+            client.url = f"http://127.0.0.1:{port}"
+        playing = asyncio.create_task(loadtest.run_clients(clients, 14, 0.2, 50, reconnect=True))
+        with daphne_server(port) as (_url, proc):
+            await asyncio.sleep(4)
+            proc.kill()  # SIGKILL: no close frames, the sockets just die
+            proc.wait()
+        with daphne_server(port):
+            return (await playing)[0]
+
+    stats = asyncio.run(run())
+    assert stats.disconnects >= 8  # all eight sockets (a finished game's may have moved on)
+    assert not stats.down_since and not stats.table_down_since
+    assert len(stats.reconnected) == stats.disconnects and stats.connect_failures == 0
+    assert len(stats.resumed) >= 2 and all(0 < s < 14 for s in stats.resumed)
+    text = loadtest.report(stats, 14, 2, [clients[0].url], {}, {})
+    assert "dropped sockets back: " in text and "never came back" in text
+    loadtest.teardown_tables("t3")
+
+
+def test_the_load_test_counts_only_its_own_sites_processes() -> None:
+    # Other checkouts' daphne processes and other databases' backends on the same machine must
+    # not be charged to the site under test.
+    with daphne_process():
+        groups = loadtest.server_processes("no-such-database")
+    assert groups["daphne"]  # the test's own daphne runs from this checkout
+    names = []
+    for pid in groups["postgres"]:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            names.append(f.read().replace(b"\0", b" ").decode())
+    assert names and not any("no-such-database" not in n and "127.0.0.1(" in n for n in names)

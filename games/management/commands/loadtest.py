@@ -28,6 +28,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--connect-rate", type=int, default=400, help="new sockets per second")
         parser.add_argument("--keep", action="store_true", help="leave the games running")
+        parser.add_argument(
+            "--reconnect",
+            action="store_true",
+            help="dropped sockets come back like a browser's (to measure a connection storm)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         loadtest.main(
@@ -39,4 +44,5 @@ class Command(BaseCommand):
             options["connect_rate"],
             options["keep"],
             write=self.stdout.write,
+            reconnect=options["reconnect"],
         )
