@@ -16,8 +16,8 @@ from django.utils.translation import override
 
 from accounts.sockets import user_group
 
-from .services import ServiceError, group_name, live, state_text
-from .socket_codes import CLOSE_NOT_FOUND, CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED
+from .services import OUTAGES, ServiceError, Unavailable, group_name, live, state_text
+from .socket_codes import CLOSE_NOT_FOUND, CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED, CLOSE_TRY_AGAIN
 
 MAX_MESSAGE_BYTES = 4096
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
@@ -64,12 +64,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.listening = [group_name(self.table_id)]
         if user is not None and user.is_authenticated:
             self.listening.append(user_group(user.pk))
-        for group in self.listening:
-            await self.channel_layer.group_add(group, self.channel_name)
         try:
+            for group in self.listening:
+                await self.channel_layer.group_add(group, self.channel_name)
             welcome = await live.join(
                 self.table_id, user, self.scope.get("session"), self.channel_name
             )
+        except (Unavailable, *OUTAGES):
+            # PostgreSQL or Redis is down: the page keeps trying (and says «Reconectando…»).
+            # The socket may have been counted before the failure: uncounted (now, or by this
+            # process's next beat when the database is still down).
+            await self.leave_groups()
+            await live.leave(self.channel_name)
+            await refuse(self, CLOSE_TRY_AGAIN)
+            return
         except ServiceError as exc:
             await self.leave_groups()
             await refuse(self, CLOSE_NOT_LOGGED_IN if exc.code == "login" else CLOSE_REFUSED)
@@ -88,8 +96,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         await live.leave(self.channel_name)
 
     async def leave_groups(self) -> None:
-        for group in self.listening:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        try:
+            for group in self.listening:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except OUTAGES:
+            pass  # Redis is down: its subscriptions went with it
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
@@ -125,9 +136,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         payload = {k: v for k, v in message.items() if k not in ("type", "v")}
         try:
-            await live.submit(self.scope["user"], self.table_id, message.get("v"), payload)
+            unsent = await live.submit(self.scope["user"], self.table_id, message.get("v"), payload)
         except ServiceError as exc:
             await self.send_error(exc.code, exc.message)
+            return
+        if unsent:  # committed, but Redis is down: this socket at least gets its answer
+            await self.send_state()
 
     async def handle_chat(self, message: dict[str, Any]) -> None:
         if set(message) - {"type", "text"}:
@@ -148,7 +162,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state()
 
     async def send_state(self) -> None:
-        state = await live.current_state(self.table_id, self.scope["user"])
+        try:
+            state = await live.current_state(self.table_id, self.scope["user"])
+        except ServiceError:
+            return  # the database is down: the table is sent again when it is back
         if state is not None:
             await self.send(text_data=json.dumps(state))
 

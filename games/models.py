@@ -242,6 +242,18 @@ class ServerProcess(models.Model):
         return self.name
 
 
+class SweepMark(models.Model):
+    """When the clock's sweep (`games.sweep_deadlines`) last ran, one row: the health check
+    reports its age, and a sweep that finds a gap (PostgreSQL, Redis, the worker or beat was
+    down) first moves every clock on by it (`services.clockwork`)."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    ran_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} @{self.ran_at}"
+
+
 class Abandonment(models.Model):
     """A rated game a player left for good (RULES.md §8.4): charged as a loss to them alone,
     counted on their profile, and repeated ones suspend them from sitting for a while."""

@@ -15,6 +15,10 @@ CLOSE_REFUSED = 4403
 #: Refused: no WebSocket at that path (`/ws/mesas/-1/`, `/ws/otra-cosa/`).
 CLOSE_NOT_FOUND = 4404
 
+#: Closed, or refused, because PostgreSQL or Redis does not answer (a restart): connect again
+#: in a moment (RFC 6455's «try again later»; the table page says «Reconectando…» meanwhile).
+CLOSE_TRY_AGAIN = 1013
+
 #: The close for each reason a socket's session stopped signing it in
 #: (`accounts.sockets.session_verdict`).
 CLOSE_FOR_VERDICT = {sockets.SIGNED_OUT: CLOSE_NOT_LOGGED_IN, sockets.BANNED: CLOSE_REFUSED}

@@ -8,6 +8,7 @@ from django.utils import timezone
 from .models import Seat, Table
 from .services import (
     cancel_if_abandoned,
+    clockwork,
     close_stale_rematches,
     invitations,
     play_bot_turn,
@@ -30,7 +31,11 @@ def sweep_deadlines() -> int:
     game here too, the same way, after the sockets of a dead server process are dropped; and
     rematches that were not all asked for in time close. Quick play's queue is swept too (leavers,
     no-shows, the matches its widening windows allow now), and invitations expire.
+
+    First of all, after sweeps that did not run (an outage), every clock moves on by the time
+    lost (`services.clockwork.catch_up`): nobody loses a turn or a seat to the server.
     """
+    clockwork.catch_up()
     done = queue.reap_silent_sockets() + reap_silent_processes()
     now = timezone.now()
     overdue = Table.objects.filter(status=Table.Status.PLAYING, deadline__lt=now).values_list(

@@ -13,6 +13,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from .outages import SocketOutageGuard  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 # A daphne process keeps thousands of long-lived objects (sockets, consumers, cached games); the
@@ -25,8 +26,8 @@ gc.set_threshold(10_000, 20, 100)
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "websocket": SocketOutageGuard(
+            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
+from psycopg_pool import ConnectionPool
 
 from .env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
@@ -42,8 +43,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /salud/ (games/health.py), answered before sessions, users and the HTTPS redirect.
+    "musweb.outages.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # PostgreSQL or Redis down: the site's own 503 page instead of a 500 (musweb/outages.py).
+    "musweb.outages.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # Before anything reads the path or the query (in the visitor's language, for its 400 page).
@@ -92,7 +97,17 @@ DATABASES = {
             "pool": {
                 "min_size": env_int("DB_POOL_MIN", 4, minimum=1),
                 "max_size": env_int("DB_POOL_MAX", 20, minimum=1),
-                "timeout": 10,
+                # Waiting for a connection while PostgreSQL is down ends in a 503 this soon
+                # (musweb.outages), not after the default 30 s.
+                "timeout": 5,
+                # Every connection is checked as it leaves the pool (an empty query): after a
+                # PostgreSQL restart the pool's dead connections are replaced there, unseen,
+                # instead of failing the next requests (docs/deploy.md, «Caídas»).
+                "check": ConnectionPool.check_connection,
+                # While PostgreSQL is down the pool's attempts to connect back off (1, 2, 4, 8 s…):
+                # given up after 2 s, the next request tries again at once, so service comes
+                # back within a second of PostgreSQL, whatever the length of the outage.
+                "reconnect_timeout": 2,
             }
         },
     }

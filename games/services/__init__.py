@@ -7,6 +7,7 @@ apps call these functions and nothing below them.
 - `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
   cancelling a game.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
+- `clockwork`: after an outage, the clocks move on by the time lost (nobody is charged for it).
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
@@ -19,7 +20,7 @@ Import the public names from here (`from games import services`); the socket's c
 `games.services.live`.
 """
 
-from . import invitations, queue
+from . import clockwork, invitations, queue
 from .abandonment import check_may_sit, suspended_until
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
@@ -30,7 +31,7 @@ from .connections import (
     socket_closed,
     socket_opened,
 )
-from .errors import Conflict, SeatsRefused, ServiceError
+from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name
 from .moves import Outcome, step_key
 from .play import act, act_async, apply_action, cancel_game, play_defaults
@@ -51,10 +52,12 @@ from .tables import (
 
 __all__ = [
     "ALL_KEYS",
+    "OUTAGES",
     "Conflict",
     "Outcome",
     "SeatsRefused",
     "ServiceError",
+    "Unavailable",
     "act",
     "act_async",
     "apply_action",
@@ -66,6 +69,7 @@ __all__ = [
     "cancel_game",
     "cancel_if_abandoned",
     "check_may_sit",
+    "clockwork",
     "close_stale_rematches",
     "close_table",
     "collect_group_messages",

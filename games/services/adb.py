@@ -4,6 +4,11 @@ Channels runs all database work of a daphne process in one thread; under load ev
 queued behind it, and after each query the thread waited for the GIL held by the busy event loop
 (docs/performance.md). A few psycopg async connections per event loop, a table always on the same
 one, run the same two statements as the worker thread would.
+
+A PostgreSQL restart leaves these connections dead without anybody noticing until they are used:
+a read that fails on one is read again on a fresh connection, once; a compare-and-set that fails
+is looked up on a fresh connection (did it land before the connection died?) and written again
+only if it did not. What still fails is `Unavailable` (docs/deploy.md, «Caídas»).
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from django.utils import timezone
 from psycopg.types.json import set_json_loads
 
 from ..models import ServerProcess, Table
-from .groups import group_name
+from .errors import Conflict, Unavailable
+from .groups import group_name, send_groups
 from .state import table_message
-from .storage import cas_applied, cas_statement, load_sql, table_from_row
+from .storage import cas_applied, cas_landed, cas_statement, load_sql, table_from_row
 
 _Key = tuple[asyncio.AbstractEventLoop, int]
 _CONNECTIONS: dict[_Key, psycopg.AsyncConnection[Any]] = {}
@@ -52,6 +58,7 @@ async def _connection(table_id: int) -> psycopg.AsyncConnection[Any]:
                 host=db["HOST"] or None,
                 port=db["PORT"] or None,
                 autocommit=True,
+                connect_timeout=5,
                 options="-c TimeZone=UTC",  # as Django's connections (USE_TZ)
             )
             set_json_loads(orjson.loads, conn)  # the record and the seats, on every move
@@ -59,28 +66,75 @@ async def _connection(table_id: int) -> psycopg.AsyncConnection[Any]:
     return conn
 
 
+async def _load(table_id: int) -> Table | None:
+    conn = None
+    try:
+        conn = await _connection(table_id)
+        async with conn.cursor() as cursor:
+            await cursor.execute(load_sql(), [table_id])
+            return table_from_row(await cursor.fetchone())
+    except psycopg.OperationalError:
+        if conn is not None:
+            forget(table_id, conn)
+        raise
+
+
 async def load_table(table_id: int) -> Table | None:
-    """`storage.load_table` on the event loop."""
-    conn = await _connection(table_id)
-    async with conn.cursor() as cursor:
-        await cursor.execute(load_sql(), [table_id])
-        return table_from_row(await cursor.fetchone())
+    """`storage.load_table` on the event loop: read again on a fresh connection if this one
+    died (a PostgreSQL restart); `Unavailable` if that fails too."""
+    try:
+        return await _load(table_id)
+    except psycopg.OperationalError:
+        pass
+    try:
+        return await _load(table_id)
+    except psycopg.OperationalError:
+        raise Unavailable() from None
+
+
+async def _update(table: Table, sql: str, params: list[Any]) -> int:
+    conn = None
+    try:
+        conn = await _connection(table.pk)
+        async with conn.cursor() as cursor:
+            await cursor.execute(sql, params)
+            return cursor.rowcount
+    except psycopg.OperationalError:
+        if conn is not None:
+            forget(table.pk, conn)
+        raise
 
 
 async def compare_and_set(table: Table, fields: dict[str, Any]) -> None:
-    """`storage.compare_and_set` on the event loop."""
+    """`storage.compare_and_set` on the event loop.
+
+    The UPDATE commits by itself (autocommit): if the connection dies meanwhile, it either
+    committed or not, and the row says which (`storage.cas_landed`): landed, done; still at the
+    version read, nobody wrote it, so it is written once more on a fresh connection; moved on
+    by somebody else, `Conflict`. `Unavailable` when the database cannot be asked.
+    """
     sql, params = cas_statement(table, fields)
-    conn = await _connection(table.pk)
-    async with conn.cursor() as cursor:
-        await cursor.execute(sql, params)
-        cas_applied(table, fields, cursor.rowcount)
+    try:
+        rowcount = await _update(table, sql, params)
+    except psycopg.OperationalError:
+        fresh = await load_table(table.pk)
+        if fresh is not None and cas_landed(table, fields, fresh):
+            rowcount = 1
+        elif fresh is None or fresh.version != table.version:
+            raise Conflict() from None
+        else:
+            try:
+                rowcount = await _update(table, sql, params)
+            except psycopg.OperationalError:
+                raise Unavailable() from None
+    cas_applied(table, fields, rowcount)
 
 
 async def publish(table: Table) -> None:
-    """`state.broadcast` on the event loop."""
-    layer = get_channel_layer()
-    if layer is not None:
-        await layer.group_send(group_name(table.pk), table_message(table))
+    """`state.broadcast` on the event loop. With Redis down, the state is kept and sent when it
+    is back (`groups.send_groups`)."""
+    if get_channel_layer() is not None:
+        await send_groups([(group_name(table.pk), table_message(table))])
 
 
 async def beat(process: str) -> bool:
@@ -88,11 +142,21 @@ async def beat(process: str) -> bool:
     it: False if the process's row is gone (given up for dead) and the whole `beat` must run.
 
     A beat queued behind the sync thread's work came too late under load: the sweep gave the
-    live process up for dead, dropped all its sockets, and putting them back made it later."""
-    conn = await _connection(0)
-    async with conn.cursor() as cursor:
-        await cursor.execute(_beat_sql(), [timezone.now(), process])
-        return cursor.rowcount > 0
+    live process up for dead, dropped all its sockets, and putting them back made it later.
+    (Harmless to repeat: a connection found dead is replaced and the beat sent again, once.)"""
+    for attempt in range(2):
+        conn = None
+        try:
+            conn = await _connection(0)
+            async with conn.cursor() as cursor:
+                await cursor.execute(_beat_sql(), [timezone.now(), process])
+                return cursor.rowcount > 0
+        except psycopg.OperationalError:
+            if conn is not None:
+                forget(0, conn)
+            if attempt:
+                raise Unavailable() from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 @cache
@@ -101,9 +165,14 @@ def _beat_sql() -> str:
     return f"UPDATE {table} SET beat_at = %s WHERE name = %s"
 
 
-def forget(table_id: int) -> None:
-    """Drop a broken connection; the next move opens a new one."""
-    conn = _CONNECTIONS.pop(_key(table_id), None)
+def forget(table_id: int, conn: psycopg.AsyncConnection[Any] | None = None) -> None:
+    """Drop a broken connection (`conn`, if it is still the table's); the next use opens a new
+    one."""
+    key = _key(table_id)
+    if conn is not None and _CONNECTIONS.get(key) is not conn:
+        conn.pgconn.finish()
+        return
+    conn = _CONNECTIONS.pop(key, None)
     if conn is not None:
         conn.pgconn.finish()
 

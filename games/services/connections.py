@@ -268,6 +268,18 @@ def beat(process: str = PROCESS) -> bool:
     return True
 
 
+def reconcile() -> None:
+    """The rows of this process's sockets are the sockets it holds: a socket that closed while
+    the database was down (its row could not be deleted) goes now, and one whose row is missing
+    is counted again. Presence after an outage comes from these beats, not from before."""
+    stored = dict(Connection.objects.filter(process=PROCESS).values_list("channel", "table_id"))
+    for channel in stored.keys() - _LOCAL.keys():
+        socket_closed(channel)
+    for channel in _LOCAL.keys() - stored.keys():
+        table_id, user_id = _LOCAL[channel]
+        socket_opened(table_id, user_id, channel)
+
+
 def forget_local_sockets() -> None:
     """Forget the sockets this process holds (tests: each test has its own database state)."""
     _LOCAL.clear()

@@ -4,9 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
+import redis
+from django import db
 from django.utils.translation import gettext_lazy as _
 
 from .. import engine
+
+#: What a service that is down raises: PostgreSQL restarting or unreachable (through Django or
+#: psycopg directly, a pool that cannot hand out a connection), Redis the same (the channel layer,
+#: the cache, presence). Callers turn them into `unavailable()` and pages into a 503.
+OUTAGES: tuple[type[BaseException], ...] = (
+    db.OperationalError,
+    db.InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    ConnectionError,
+)
 
 
 class ServiceError(Exception):
@@ -44,6 +60,20 @@ ENGINE_MESSAGES: dict[str, Any] = {
 def engine_error(exc: engine.IllegalAction) -> ServiceError:
     message = ENGINE_MESSAGES.get(exc.code, _("Esa jugada no está permitida ahora."))
     return ServiceError(exc.code, message)
+
+
+class Unavailable(ServiceError):
+    """PostgreSQL or Redis does not answer (a restart): the request could not be done, or not
+    be confirmed; the table is sent again to everybody at it once the service is back. The socket gets `{"type": "error", "code": "unavailable"}` (docs/protocol.md)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "unavailable",
+            _(
+                "El servidor se está reconectando. En unos segundos la mesa se pondrá al día; "
+                "si sigue siendo tu turno, vuelve a jugar."
+            ),
+        )
 
 
 def no_table() -> ServiceError:

@@ -8,7 +8,9 @@ each send behind everything else that loop is doing, and block the thread meanwh
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -16,9 +18,21 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from .errors import OUTAGES
+
 GroupMessage = tuple[str, dict[str, Any]]
 
+log = logging.getLogger(__name__)
 _collect = threading.local()
+
+# Messages this process could not send while Redis was down, sent again once it is back: a
+# table's newest state (which makes its older ones moot), and other messages in order (bounded).
+_UNSENT_STATES: dict[str, dict[str, Any]] = {}
+_UNSENT_OTHERS: list[GroupMessage] = []
+_UNSENT_MAX = 1000
+_RETRYING: set[asyncio.AbstractEventLoop] = set()
+_TASKS: set[asyncio.Task[None]] = set()
+RETRY_SECONDS = 0.5
 
 
 def group_name(table_id: int) -> str:
@@ -48,13 +62,64 @@ def send_group(group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
 
 
-async def send_groups(messages: list[GroupMessage]) -> None:
-    """Send collected messages from the event loop."""
+async def send_groups(messages: list[GroupMessage], *, resending: bool = False) -> None:
+    """Send collected messages from the event loop. With Redis down they are kept (`unsent`)
+    and sent again every `RETRY_SECONDS` until it answers: a change committed meanwhile reaches
+    every socket at its table once Redis is back."""
     layer = get_channel_layer()
     if layer is None:  # pragma: no cover - always configured
         return
-    for group, message in messages:
-        await layer.group_send(group, message)
+    for i, (group, message) in enumerate(messages):
+        try:
+            await layer.group_send(group, message)
+        except OUTAGES:
+            log.warning("channel layer unavailable: %d group messages kept", len(messages) - i)
+            for group_, message_ in messages[i:]:
+                _keep(group_, message_, newest=not resending)
+            _retry_later()
+            return
+
+
+def _keep(group: str, message: dict[str, Any], *, newest: bool) -> None:
+    if message.get("type") == "table.state":
+        if newest or group not in _UNSENT_STATES:  # (a newer state came while resending)
+            _UNSENT_STATES[group] = message
+    elif len(_UNSENT_OTHERS) < _UNSENT_MAX:
+        _UNSENT_OTHERS.append((group, message))
+
+
+def unsent(group: str) -> bool:
+    """Whether the newest state of `group` is waiting for Redis (its sockets have not got it)."""
+    return group in _UNSENT_STATES
+
+
+def _retry_later() -> None:
+    loop = asyncio.get_running_loop()
+    if loop not in _RETRYING:
+        _RETRYING.add(loop)
+        loop.call_later(RETRY_SECONDS, _start_resend, loop)
+
+
+def _start_resend(loop: asyncio.AbstractEventLoop) -> None:
+    task = loop.create_task(_resend(loop))
+    _TASKS.add(task)  # (a task nobody holds may be collected before it runs)
+    task.add_done_callback(_TASKS.discard)
+
+
+async def _resend(loop: asyncio.AbstractEventLoop) -> None:
+    _RETRYING.discard(loop)
+    pending = [*_UNSENT_OTHERS, *_UNSENT_STATES.items()]
+    _UNSENT_OTHERS.clear()
+    _UNSENT_STATES.clear()
+    if pending:
+        await send_groups(pending, resending=True)
+
+
+def forget_unsent() -> None:
+    """Drop what was kept (tests: each test has its own channel layer)."""
+    _UNSENT_STATES.clear()
+    _UNSENT_OTHERS.clear()
+    _RETRYING.clear()
 
 
 def batched[**P, R](fn: Callable[P, R]) -> Callable[P, R]:

@@ -9,6 +9,7 @@ loop. Moves that write one row never leave the event loop (`play.act_async`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
 from collections.abc import Callable
@@ -17,21 +18,24 @@ from typing import Any
 
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
+from django.db import connection
 
 from accounts import relations, sockets
 
 from ..socket_codes import CLOSE_FOR_VERDICT
 from . import adb, chat, connections, play, presence
 from .access import Session
-from .errors import ServiceError
-from .groups import collect_group_messages, send_groups
+from .errors import OUTAGES, ServiceError, Unavailable
+from .groups import collect_group_messages, group_name, send_groups, unsent
 from .state import state_for
 
 log = logging.getLogger(__name__)
 
 
 async def in_worker[T](fn: Callable[..., T], *args: Any) -> T:
-    """Run `fn(*args)` in Channels' sync thread, then send the group messages it made."""
+    """Run `fn(*args)` in Channels' sync thread, then send the group messages it made.
+    PostgreSQL or Redis down: `Unavailable` (and the thread's connection goes back to the pool,
+    which replaces it if it is dead)."""
 
     def run() -> tuple[Any, ServiceError | None, list[Any]]:
         with collect_group_messages() as messages:
@@ -39,6 +43,11 @@ async def in_worker[T](fn: Callable[..., T], *args: Any) -> T:
                 return fn(*args), None, messages
             except ServiceError as exc:
                 return None, exc, messages
+            except OUTAGES:
+                log.warning("service unavailable in %s", fn.__qualname__, exc_info=True)
+                with contextlib.suppress(*OUTAGES):
+                    connection.close()
+                return None, Unavailable(), messages
 
     result, error, messages = await DatabaseSyncToAsync(run, thread_sensitive=True)()
     await send_groups(messages)
@@ -79,7 +88,10 @@ async def join(table_id: int, user: Any, session: Session | None, channel: str) 
 
 
 async def leave(channel: str) -> None:
-    await in_worker(connections.socket_closed, channel)
+    """The socket closed. Not counted now if the database is down: its process's next beat
+    finds it gone (`connections.beat`)."""
+    with contextlib.suppress(Unavailable):
+        await in_worker(connections.socket_closed, channel)
 
 
 async def current_state(table_id: int, user: Any) -> dict[str, Any] | None:
@@ -88,10 +100,14 @@ async def current_state(table_id: int, user: Any) -> dict[str, Any] | None:
     return None if table is None else state_for(table, user)
 
 
-async def submit(user: Any, table_id: int, version: Any, payload: dict[str, Any]) -> None:
-    """A player's action. Refused with `ServiceError`; nothing changed then."""
+async def submit(user: Any, table_id: int, version: Any, payload: dict[str, Any]) -> bool:
+    """A player's action. Refused with `ServiceError`; nothing changed then (or, `Unavailable`,
+    nothing that the table will not show everybody when the service is back). True when it was
+    committed but its state could not go out to the table (Redis is down): the socket sends its
+    own."""
     if await play.act_async(user, table_id, version, payload) is None:
         await in_worker(play.act, user, table_id, version, payload)
+    return unsent(group_name(table_id))
 
 
 async def say(user: Any, table_id: int, text: Any) -> None:
@@ -100,9 +116,11 @@ async def say(user: Any, table_id: int, text: Any) -> None:
 
 
 async def heartbeat(user: Any) -> None:
-    """The socket's periodic ping: its player is still online."""
+    """The socket's periodic ping: its player is still online (Redis down: they will be again
+    at the next ping)."""
     if user.is_authenticated:
-        await in_worker(presence.touch, user.pk)
+        with contextlib.suppress(Unavailable):
+            await in_worker(presence.touch, user.pk)
 
 
 async def recheck(user: Any, session: Session | None) -> int | None:
@@ -136,9 +154,19 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
     loop.call_later(settings.MUS_PROCESS_BEAT_SECONDS, _beat, loop)
 
 
+_FAILED_BEATS: set[asyncio.AbstractEventLoop] = set()
+
+
 async def _beat_once() -> None:
+    loop = asyncio.get_running_loop()
     try:
         if not await adb.beat(connections.PROCESS):
             await in_worker(connections.beat)
+        if loop in _FAILED_BEATS:
+            # The first beat after an outage: the socket rows are brought in line with the
+            # sockets this process holds (presence rebuilt, not trusted from before).
+            await in_worker(connections.reconcile)
+            _FAILED_BEATS.discard(loop)
     except Exception:  # a database hiccup must not stop the heartbeat for good
+        _FAILED_BEATS.add(loop)
         log.warning("process heartbeat failed", exc_info=True)

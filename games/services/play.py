@@ -12,11 +12,10 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any
 
-import psycopg
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -26,10 +25,10 @@ from .. import engine
 from ..models import Seat, Table
 from ..signals import game_finished
 from . import adb
-from .errors import Conflict, ServiceError
+from .errors import OUTAGES, Conflict, ServiceError, Unavailable
 from .moves import Outcome, Plan, plan_action, plan_game, plan_move
 from .state import after_commit
-from .storage import compare_and_set, game_of, load_table, remember_game
+from .storage import cas_landed, compare_and_set, game_of, load_table, remember_game
 from .turns import away_seats, bot_seats, decide, to_act
 
 log = logging.getLogger(__name__)
@@ -73,7 +72,53 @@ async def _retrying_async(make_plan: Callable[[], Awaitable[Plan | None]]) -> Pl
 
 
 def commit(plan: Plan) -> None:
-    """Write `plan` from a worker thread; every socket is told once it is committed."""
+    """Write `plan` from a worker thread; every socket is told once it is committed.
+
+    A connection that dies under it (a PostgreSQL restart) leaves the write committed or not:
+    the row read on a fresh connection says which (`storage.cas_landed`). Landed, what its
+    commit would have done is done; not written and the table unchanged, it is written once
+    more; the table moved on, `Conflict`; the database still down, `Unavailable`.
+    """
+    before = plan.table.version
+    try:
+        _commit_once(plan)
+    except OUTAGES:
+        if connection.in_atomic_block:
+            raise  # the caller's transaction is lost with the connection: it decides
+        log.warning("database connection lost during a commit", exc_info=True)
+        _drop_connection()
+        try:
+            fresh = load_table(plan.table.pk)
+        except OUTAGES:
+            raise Unavailable() from None
+        if fresh is None or (
+            fresh.version != before and not cas_landed(plan.table, plan.fields, fresh)
+        ):
+            raise Conflict() from None
+        if fresh.version == before:
+            try:
+                _commit_once(plan)
+            except OUTAGES:
+                _drop_connection()
+                raise Unavailable() from None
+            return
+        # It landed: the in-memory table is brought up to date as after its own commit.
+        plan.table.version = fresh.version
+        for key, value in plan.fields.items():
+            setattr(plan.table, key, value)
+        remember_game(plan.table, plan.after)
+        if plan.ends_game and plan.table.status == Table.Status.FINISHED:
+            game_finished.send(sender=Table, table_id=plan.table.pk)
+        after_commit(plan.table, bots=True)
+
+
+def _drop_connection() -> None:
+    """Give the thread's dead connection back to the pool, which discards it."""
+    with suppress(*OUTAGES):
+        connection.close()
+
+
+def _commit_once(plan: Plan) -> None:
     table = plan.table
     # A move is one UPDATE, which commits by itself; only the end of a game writes more rows (the
     # seats), so only then is there a transaction. Under load each round trip costs the sync
@@ -116,14 +161,7 @@ async def act_async(
         plan = plan_move(await adb.load_table(table_id), user, version, payload)
         return plan if plan.fits_event_loop else None
 
-    try:
-        plan = await _retrying_async(make_plan)
-    except psycopg.OperationalError:
-        # The connection broke (a database restart): it is reopened next time; this move takes the
-        # synchronous path, which reports a database that is really down the usual way.
-        log.warning("async database connection lost", exc_info=True)
-        adb.forget(table_id)
-        return None
+    plan = await _retrying_async(make_plan)
     return None if plan is None else Outcome(table_id, plan.table.version, plan.after.phase)
 
 

@@ -182,6 +182,20 @@ def cas_applied(table: Table, fields: dict[str, Any], rowcount: int) -> None:
         setattr(table, key, value)
 
 
+def cas_landed(table: Table, fields: dict[str, Any], fresh: Table) -> bool:
+    """Whether `fresh`, the row read again after a compare-and-set of `fields` on `table` lost
+    its answer (the connection died), holds that very write: one version on, with those values
+    (a move's record is the whole game so far, so another write never matches it)."""
+    if fresh.version != table.version + 1:
+        return False
+    for name, value in fields.items():
+        if name in _JSON_FIELDS and value is not None:
+            value = orjson.loads(dumps(value))  # as stored: tuples become lists
+        if getattr(fresh, name) != value:
+            return False
+    return True
+
+
 def compare_and_set(table: Table, **fields: Any) -> None:
     """Save a change to `table` if nobody changed it since it was read; never overwrite."""
     sql, params = cas_statement(table, fields)

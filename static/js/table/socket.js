@@ -17,6 +17,11 @@ let everOpened = false; // this page's socket has been open at least once
 // A socket that never opens (refused during the handshake: the browser sees no close code)
 // stops being retried after this many attempts, and the page says so instead.
 const MAX_FAILED_OPENS = 4;
+// Closed with «try again later» (docs/protocol.md): PostgreSQL or Redis is restarting.
+const CLOSE_TRY_AGAIN = 1013;
+// While the server answers «unavailable», the table is asked for this often until it comes.
+const RESYNC_MS = 2000;
+let resyncTimer = null;
 let handlers = {};
 
 const isOpen = () => !!ws && ws.readyState === WebSocket.OPEN;
@@ -27,10 +32,36 @@ function setConnected(ok) {
   root.classList.toggle("offline", !ok);
 }
 
-// The state arrived: whatever was sent has its answer.
+// The state arrived: whatever was sent has its answer (and the server is answering again).
 export function settled() {
   table.pending = false;
   clearTimeout(pendingTimer);
+  if (resyncTimer !== null) {
+    clearInterval(resyncTimer);
+    resyncTimer = null;
+    setConnected(true);
+  }
+}
+
+// The server said it is reconnecting to its database or Redis: «Reconectando…», keep the
+// player's place, and ask for the table every few seconds until it answers with a state.
+function serverReconnecting() {
+  setConnected(false);
+  if (resyncTimer !== null) return;
+  resyncTimer = setInterval(() => {
+    if (isOpen()) ws.send(JSON.stringify({ type: "sync" }));
+  }, RESYNC_MS);
+}
+
+// Whether the site says it is down (its health check, /salud/): a socket that could not open
+// then is not a refusal, and is tried again for as long as it takes.
+async function serverDown() {
+  try {
+    const response = await fetch("/salud/", { cache: "no-store" });
+    return response.status === 503;
+  } catch {
+    return true;
+  }
 }
 
 export function send(action) {
@@ -106,6 +137,7 @@ function connect() {
       handlers.state(msg);
     } else if (msg.type === "error") {
       toast(msg.message || msg.code);
+      if (msg.code === "unavailable") serverReconnecting();
     } else if (msg.type === "chat") {
       handlers.chat(msg);
     } else if (msg.type === "chat_history") {
@@ -125,23 +157,43 @@ function connect() {
       notice(event.code === 4401 ? L.table.denied_login : L.table.denied);
       return;
     }
-    if (!opened) failedOpens += 1;
-    // A refused handshake reaches the browser without its close code. A visitor who is not
-    // logged in is refused only a table that needs an account; anybody else, after a few tries,
-    // is told the table cannot be reached.
-    const anonymous = root.dataset.anonymous === "1";
-    if (failedOpens >= (anonymous && !everOpened ? 2 : MAX_FAILED_OPENS)) {
-      denied = true;
-      setConnected(true);
-      notice(anonymous && !everOpened ? L.table.denied_login : L.table.unreachable);
-      return;
-    }
     everOpen = true;
     setConnected(false);
-    const delay = Math.min(10000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
-    retries += 1;
-    retryTimer = setTimeout(connect, delay);
+    if (event.code === CLOSE_TRY_AGAIN) {
+      // The server is back in seconds: try again soon, for as long as it takes.
+      retryTimer = setTimeout(connect, 1000 + Math.random() * 1000);
+      return;
+    }
+    if (opened) {
+      retryLater();
+      return;
+    }
+    serverDown().then((down) => {
+      if (ws !== null || denied) return; // (reconnected meanwhile, from a visible tab)
+      if (down) {
+        retryTimer = setTimeout(connect, 1000 + Math.random() * 1000);
+        return;
+      }
+      failedOpens += 1;
+      // A refused handshake reaches the browser without its close code. A visitor who is not
+      // logged in is refused only a table that needs an account; anybody else, after a few
+      // tries, is told the table cannot be reached.
+      const anonymous = root.dataset.anonymous === "1";
+      if (failedOpens >= (anonymous && !everOpened ? 2 : MAX_FAILED_OPENS)) {
+        denied = true;
+        setConnected(true);
+        notice(anonymous && !everOpened ? L.table.denied_login : L.table.unreachable);
+        return;
+      }
+      retryLater();
+    });
   });
+}
+
+function retryLater() {
+  const delay = Math.min(10000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
+  retries += 1;
+  retryTimer = setTimeout(connect, delay);
 }
 
 // `on.state(msg)`, `on.chat(line)` and `on.chatHistory(lines)` get what the server sends.
