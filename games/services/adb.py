@@ -14,6 +14,7 @@ only if it did not. What still fails is `Unavailable` (docs/deploy.md, «Caídas
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from functools import cache
 from typing import Any
 
@@ -66,43 +67,47 @@ async def _connection(table_id: int) -> psycopg.AsyncConnection[Any]:
     return conn
 
 
-async def _load(table_id: int) -> Table | None:
+async def _execute(table_id: int, sql: str, params: list[Any], *, fetch: bool) -> Any:
+    """One statement on the connection for `table_id`: its row (`fetch`) or its row count. A
+    connection that fails is dropped before the error goes up."""
     conn = None
     try:
         conn = await _connection(table_id)
         async with conn.cursor() as cursor:
-            await cursor.execute(load_sql(), [table_id])
-            return table_from_row(await cursor.fetchone())
+            await cursor.execute(sql, params)
+            return await cursor.fetchone() if fetch else cursor.rowcount
     except psycopg.OperationalError:
         if conn is not None:
             forget(table_id, conn)
         raise
 
 
-async def load_table(table_id: int) -> Table | None:
-    """`storage.load_table` on the event loop: read again on a fresh connection if this one
-    died (a PostgreSQL restart); `Unavailable` if that fails too."""
+async def _again_if_dead[T](run: Callable[[], Awaitable[T]]) -> T:
+    """`run()`, once more on a fresh connection if the first one died (a PostgreSQL restart);
+    `Unavailable` if that fails too. Only for statements that are safe to repeat."""
     try:
-        return await _load(table_id)
+        return await run()
     except psycopg.OperationalError:
         pass
     try:
-        return await _load(table_id)
+        return await run()
     except psycopg.OperationalError:
         raise Unavailable() from None
 
 
+async def _load(table_id: int) -> Table | None:
+    return table_from_row(await _execute(table_id, load_sql(), [table_id], fetch=True))
+
+
+async def load_table(table_id: int) -> Table | None:
+    """`storage.load_table` on the event loop: read again on a fresh connection if this one
+    died (a PostgreSQL restart); `Unavailable` if that fails too."""
+    return await _again_if_dead(lambda: _load(table_id))
+
+
 async def _update(table: Table, sql: str, params: list[Any]) -> int:
-    conn = None
-    try:
-        conn = await _connection(table.pk)
-        async with conn.cursor() as cursor:
-            await cursor.execute(sql, params)
-            return cursor.rowcount
-    except psycopg.OperationalError:
-        if conn is not None:
-            forget(table.pk, conn)
-        raise
+    count: int = await _execute(table.pk, sql, params, fetch=False)
+    return count
 
 
 async def compare_and_set(table: Table, fields: dict[str, Any]) -> None:
@@ -144,19 +149,9 @@ async def beat(process: str) -> bool:
     A beat queued behind the sync thread's work came too late under load: the sweep gave the
     live process up for dead, dropped all its sockets, and putting them back made it later.
     (Harmless to repeat: a connection found dead is replaced and the beat sent again, once.)"""
-    for attempt in range(2):
-        conn = None
-        try:
-            conn = await _connection(0)
-            async with conn.cursor() as cursor:
-                await cursor.execute(_beat_sql(), [timezone.now(), process])
-                return cursor.rowcount > 0
-        except psycopg.OperationalError:
-            if conn is not None:
-                forget(0, conn)
-            if attempt:
-                raise Unavailable() from None
-    raise AssertionError("unreachable")  # pragma: no cover
+    sql, params = _beat_sql(), [timezone.now(), process]
+    rows: int = await _again_if_dead(lambda: _execute(0, sql, params, fetch=False))
+    return rows > 0
 
 
 @cache
