@@ -31,7 +31,25 @@ async def refuse(consumer: AsyncWebsocketConsumer, code: int) -> None:
     await consumer.close(code=code)
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class RelayingConsumer(AsyncWebsocketConsumer):
+    """A consumer whose messages need no database on the event loop."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' `dispatch` without its `aclose_old_connections()` before every message.
+
+        That call is a trip through the one sync thread for each frame received and each
+        message relayed (four per move at a table, one per lobby viewer per lobby change), the
+        largest single cost under load (docs/performance.md). Nothing here touches Django's
+        connections on the event loop: the service calls that use the ORM run in the sync
+        thread, which closes old connections.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class TableConsumer(RelayingConsumer):
     table_id: int
     #: The channel-layer groups this socket listens to: its table's and its player's.
     listening: list[str]
@@ -40,19 +58,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     seat_key: str = "-"
     language: str = "es"
     joined: bool = False
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Channels' `dispatch` without its `aclose_old_connections()` before every message.
-
-        That call is a trip through the one sync thread for each frame received and each state
-        relayed (four per move at a table), the largest single cost under load
-        (docs/performance.md). Nothing here touches Django's connections on the event loop: the
-        service calls that use the ORM run in the sync thread, which closes old connections.
-        """
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])

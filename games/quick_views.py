@@ -119,8 +119,12 @@ def decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
 
 def lobby_context(request: HttpRequest, my_seat: Seat | None) -> dict[str, Any]:
     """The lobby's quick play panel (the whole page only) and the friends online (also in the
-    part the lobby polls every 2 s), for a signed-in player."""
-    context: dict[str, Any] = {"friends": _friends(request, my_seat)}
+    part the lobby asks for again every 30 s), for a signed-in player."""
+    followed = relations.friends(request.user.pk)
+    context: dict[str, Any] = {
+        "friends": _friends(request, my_seat, followed),
+        "follows_anyone": bool(followed),
+    }
     if not request.htmx:
         end = queue.dodge_suspended_until(request.user)
         context["queue_suspension"] = queue.dodge_message(end) if end else None
@@ -128,11 +132,15 @@ def lobby_context(request: HttpRequest, my_seat: Seat | None) -> dict[str, Any]:
     return context
 
 
-def _friends(request: HttpRequest, my_seat: Seat | None) -> list[dict[str, Any]]:
+def _friends(
+    request: HttpRequest, my_seat: Seat | None, followed: list[Any]
+) -> list[dict[str, Any]]:
     """The players you follow who are online: where they sit (if you may see that table), and
     what you may invite them to."""
+    if not followed:
+        return []
     online = presence.online_ids()
-    friends = [f for f in relations.friends(request.user.pk) if f.pk in online]
+    friends = [f for f in followed if f.pk in online]
     if not friends:
         return []
     seats = {

@@ -11,6 +11,7 @@ from .services import (
     clockwork,
     close_stale_rematches,
     invitations,
+    lobby,
     play_bot_turn,
     play_defaults,
     queue,
@@ -59,3 +60,10 @@ def sweep_deadlines() -> int:
 @shared_task(name=BOT_TURN_TASK, ignore_result=True)
 def bot_turn_task(table_id: int, version: int) -> bool:
     return play_bot_turn(table_id, version)
+
+
+@shared_task(name="games.push_lobby", ignore_result=True)
+def push_lobby() -> int:
+    """The lobby's shared lists, rendered and pushed to its sockets when they changed: run by beat
+    every MUS_LOBBY_SECONDS (`services.lobby`)."""
+    return lobby.publish()

@@ -8,7 +8,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
@@ -22,47 +21,35 @@ from accounts import names
 from . import hooks, quick_views, services
 from .models import DEFAULT_BOT_LEVEL, Abandonment, BotLevel, Mode, Seat, Table
 from .services import chat, fairplay, kicks, presence
+from .services import lobby as lobby_service
 from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
 
 
-def _tables(status: str) -> Any:
-    return (
-        Table.objects.filter(status=status, private=False)
-        .select_related("host")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
-        .order_by("-created_at")
-    )
-
-
 @vary_on_headers("HX-Request")
 def lobby(request: HttpRequest) -> HttpResponse:
+    """The lobby. Its lists of tables and who is online are the same for everybody and pushed
+    over `/ws/sala/` (`services.lobby`); with HTMX, `?parte=amigos` is the viewer's friends box
+    alone (asked for again every 30 s), anything else the whole live part."""
     if request.user.is_authenticated:
         presence.touch(request.user.pk)
-    open_tables = list(_tables(Table.Status.OPEN)[:50])
-    playing = list(_tables(Table.Status.PLAYING)[:50])
-    # Everybody's rating in the mode of the table they sit at, in one call: players choose a
-    # table by the level of who is there.
-    ratings = hooks.ratings(
-        (seat.user_id, table.mode)
-        for table in [*open_tables, *playing]
-        for seat in table.seats.all()
-        if not seat.user.is_bot
-    )
-    suspended = services.suspended_until(request.user)
     my_seat = services.live_seat_of(request.user) if request.user.is_authenticated else None
+    friends_only = request.htmx and request.GET.get("parte") == "amigos"
+    if friends_only:
+        if not request.user.is_authenticated:
+            return HttpResponse(status=204)
+        context = quick_views.lobby_context(request, my_seat)
+        return render(request, "games/_lobby_friends.html", context)
+    suspended = services.suspended_until(request.user)
     context = {
+        **lobby_service.shared_context(),
         "suspension": suspension_message(suspended) if suspended else None,
         "may_sit": suspended is None,
-        "open_tables": [_table_card(t, ratings) for t in open_tables],
-        "playing_tables": [_table_card(t, ratings) for t in playing],
-        "online": presence.online_players(limit=40),
-        "online_count": presence.online_count(),
         "my_seat": my_seat,
         "modes": Mode.choices,
         "bot_levels": BotLevel.choices,
         "default_bot_level": DEFAULT_BOT_LEVEL,
-        # Only the whole page has the forms (the polled part does not ask).
+        # Only the whole page has the forms (the live part does not ask).
         "default_mode": None if request.htmx else preferred_mode(request),
     }
     if request.user.is_authenticated:
@@ -100,14 +87,6 @@ def preferred_mode(request: HttpRequest) -> str:
         if last in Mode.values:
             return str(last)
     return str(USUAL_MODE)
-
-
-def _table_card(table: Table, ratings: Any) -> dict[str, Any]:
-    seats: list[Seat | None] = [None, None, None, None]
-    for seat in table.seats.all():
-        seats[seat.seat] = seat
-        seat.rating = ratings.get((seat.user_id, table.mode))
-    return {"table": table, "seats": seats, "taken": sum(1 for s in seats if s)}
 
 
 @login_required

@@ -12,9 +12,10 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from .outages import SocketOutageGuard  # noqa: E402
-from .routing import websocket_urlpatterns  # noqa: E402
+from .routing import public_websocket_urlpatterns, websocket_urlpatterns  # noqa: E402
 
 # A daphne process keeps thousands of long-lived objects (sockets, consumers, cached games); the
 # cyclic collector's full passes over them paused the event loop for tens of milliseconds under
@@ -27,7 +28,14 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": SocketOutageGuard(
-            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            AllowedHostsOriginValidator(
+                URLRouter(
+                    [
+                        *public_websocket_urlpatterns,
+                        re_path(r"", AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+                    ]
+                )
+            )
         ),
     }
 )

@@ -29,5 +29,11 @@ def _schedule_sweeps(sender: Celery, **_: object) -> None:
         sender.signature("tournaments.sweep", expires=float(settings.MUS_SWEEP_SECONDS)),
         name="tournaments",
     )
+    # The lobby: what changed in its lists is pushed to everybody looking at it.
+    sender.add_periodic_task(
+        float(settings.MUS_LOBBY_SECONDS),
+        sender.signature("games.push_lobby", expires=float(settings.MUS_LOBBY_SECONDS)),
+        name="lobby",
+    )
     # A finished game whose rating task was lost is rated within a minute.
     sender.add_periodic_task(60.0, sender.signature("rankings.rate_pending"), name="rate-pending")

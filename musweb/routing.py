@@ -1,7 +1,13 @@
 from django.urls import path, re_path
 
 from games.consumers import NoSuchSocket, TableConsumer
+from games.lobby_consumer import LobbyConsumer
 from games.player_consumer import PlayerConsumer
+
+#: Sockets that carry only what every visitor may see: no session or user is looked up for them.
+public_websocket_urlpatterns = [
+    path("ws/sala/", LobbyConsumer.as_asgi()),
+]
 
 websocket_urlpatterns = [
     path("ws/mesas/<int:table_id>/", TableConsumer.as_asgi()),

@@ -20,7 +20,7 @@ Import the public names from here (`from games import services`); the socket's c
 `games.services.live`.
 """
 
-from . import clockwork, invitations, queue
+from . import clockwork, invitations, lobby, queue
 from .abandonment import check_may_sit, suspended_until
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
@@ -84,6 +84,7 @@ __all__ = [
     "leave_seat",
     "live_seat_of",
     "load_table",
+    "lobby",
     "play_bot_turn",
     "play_defaults",
     "queue",

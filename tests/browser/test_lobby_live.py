@@ -1,4 +1,5 @@
-"""The lobby updates itself: a table created in one browser appears in another without reloading."""
+"""The lobby updates itself: a table created in one browser appears in another without reloading
+(pushed over /ws/sala/ by beat's lobby task), and a visitor who may not sit sees «libre»."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from games.models import Table
 from tests.factories import PASSWORD
-from tests.live import screenshot
+from tests.live import celery_worker, screenshot
 
 from .support import DESKTOP, PHONE
 
@@ -36,6 +37,13 @@ def sign_up(browser: Any, base_url: str, username: str, viewport: dict[str, int]
 def test_a_new_table_appears_in_the_lobby_without_reloading(
     live_site: str, browser: Any, orm: Any
 ) -> None:
+    with celery_worker(beat=True, MUS_LOBBY_SECONDS="1"):
+        play_the_scene(live_site, browser, orm)
+
+
+def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
+    visitor = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    visitor.goto(f"{live_site}/")
     host = sign_up(browser, live_site, "lucia", DESKTOP)
     guest = sign_up(browser, live_site, "mateo", PHONE)
 
@@ -51,10 +59,16 @@ def test_a_new_table_appears_in_the_lobby_without_reloading(
     screenshot(host, "lobby-2-host-waiting")
 
     card = guest.locator(f'li.table-card[data-table="{table_id}"]')
-    card.wait_for(timeout=TIMEOUT)  # the lobby polls every 2 s
+    card.wait_for(timeout=TIMEOUT)  # pushed within a second or two
     assert guest.evaluate("() => window.sameLobbyPage === true")
     assert "lucia" in card.inner_text()
     screenshot(guest, "lobby-3-table-appeared-phone")
+
+    # A visitor (in English) sees the same table, its seats free but no form to sit.
+    seen = visitor.locator(f'li.table-card[data-table="{table_id}"]')
+    seen.wait_for(timeout=TIMEOUT)
+    assert seen.locator("button", has_text="Sit down").first.is_hidden()
+    assert seen.locator(".seat-free", has_text="free").first.is_visible()
 
     card.locator("button", has_text="Sentarse").first.click()
     guest.wait_for_url(f"{live_site}/mesas/{table_id}/", timeout=TIMEOUT)

@@ -1,0 +1,62 @@
+"""The lobby's socket (`/ws/sala/?lang=es`, docs/protocol.md): the public tables and who is
+online, as `games.services.lobby` pushes them. Open to anybody, signed in or not: it carries only
+what the lobby page shows every visitor, so it is routed outside the session and user look-up
+(`musweb.asgi`) and costs no database query to open.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs
+
+from django.utils.translation import gettext as _
+from django.utils.translation import override
+
+from .consumers import RelayingConsumer
+from .services import lobby
+
+MAX_MESSAGE_BYTES = 512
+
+
+class LobbyConsumer(RelayingConsumer):
+    language: str = "es"
+    listening: str | None = None
+
+    async def connect(self) -> None:
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        asked = (query.get("lang") or [""])[0]
+        self.language = asked if asked in lobby.languages() else lobby.languages()[0]
+        # Listen first: a change pushed while the snapshot is read arrives after it.
+        self.listening = lobby.group(self.language)
+        await self.channel_layer.group_add(self.listening, self.channel_name)
+        await self.accept()
+        snapshot = await lobby.snapshot(self.language)
+        if snapshot is not None:
+            await self.send(text_data=snapshot)
+
+    async def disconnect(self, code: int) -> None:
+        if self.listening is not None:
+            await self.channel_layer.group_discard(self.listening, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            if text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
+                raise ValueError
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error("malformed", _("Mensaje mal formado."))
+            return
+        if isinstance(message, dict) and message.get("type") == "ping":
+            await self.send(text_data='{"type": "pong"}')
+        else:
+            await self.send_error("unknown_type", _("Tipo de mensaje desconocido."))
+
+    async def send_error(self, code: str, message: Any) -> None:
+        with override(self.language):
+            text = str(message)
+        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+
+    async def lobby_update(self, event: dict[str, Any]) -> None:
+        """`services.lobby.UPDATE_EVENT`: relayed as it was rendered, once for every socket."""
+        await self.send(text_data=event["text"])

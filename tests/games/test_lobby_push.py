@@ -1,0 +1,215 @@
+"""The lobby pushed over `/ws/sala/` (games.services.lobby): rendered once per language and per
+change by the beat task, only what changed sent, the whole of it to a socket that connects."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts import relations
+from accounts.models import User
+from games import services, tasks
+from games.services import lobby, presence
+from musweb.asgi import application
+from tests.factories import login, seat_all
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_stored_lobby() -> Iterator[None]:
+    lobby.forget()
+    yield
+    lobby.forget()
+
+
+def lobby_socket(query: str = "lang=es", origin: str = "http://localhost") -> WebsocketCommunicator:
+    headers = [(b"host", b"localhost"), (b"origin", origin.encode())]
+    return WebsocketCommunicator(application, f"/ws/sala/?{query}", headers=headers)
+
+
+async def opened(query: str = "lang=es") -> WebsocketCommunicator:
+    comm = lobby_socket(query)
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+async def next_message(comm: WebsocketCommunicator) -> dict[str, Any]:
+    return json.loads(await comm.receive_from(timeout=10))
+
+
+publish = sync_to_async(lobby.publish)
+
+
+async def test_a_table_created_reaches_a_visitors_lobby_socket(
+    make_user: Callable[..., User],
+) -> None:
+    comm = await opened()
+    host = await sync_to_async(make_user)("anfitriona")
+    table = await sync_to_async(services.create_table)(host, "8-reyes")
+    assert await publish() == 2  # both languages changed
+    message = await next_message(comm)
+    assert message["type"] == "lobby" and message["full"] and message["v"] == 1
+    assert message["open"] == [table.pk] and message["playing"] == []
+    assert "anfitriona" in message["cards"][str(table.pk)]
+    assert "Mus · 8 reyes" in message["cards"][str(table.pk)]
+    await comm.disconnect()
+
+
+async def test_only_the_cards_that_changed_are_pushed(make_user: Callable[..., User]) -> None:
+    host_a, host_b, guest = [await sync_to_async(make_user)(n) for n in ("ana", "bea", "carla")]
+    table_a = await sync_to_async(services.create_table)(host_a, "4-reyes")
+    table_b = await sync_to_async(services.create_table)(host_b, "4-reyes")
+    await publish()
+    comm = await opened()
+    whole = await next_message(comm)
+    assert whole["full"] and set(whole["cards"]) == {str(table_a.pk), str(table_b.pk)}
+
+    await sync_to_async(services.take_seat)(guest, table_b.pk, 2)
+    await publish()
+    update = await next_message(comm)
+    assert not update.get("full") and update["v"] == whole["v"] + 1
+    assert set(update["cards"]) == {str(table_b.pk)}  # table A did not change
+    assert "carla" in update["cards"][str(table_b.pk)]
+    assert "online" not in update
+
+    assert await publish() == 0  # nothing changed: nothing sent
+    assert await comm.receive_nothing(timeout=0.3)
+    await comm.disconnect()
+
+
+async def test_a_started_table_moves_to_the_games_in_play_and_a_closed_one_leaves(
+    make_user: Callable[..., User],
+) -> None:
+    players = [await sync_to_async(make_user)(f"p{i}") for i in range(4)]
+    table = await sync_to_async(seat_all)(players)
+    other = await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    await publish()
+    comm = await opened()
+    assert set((await next_message(comm))["open"]) == {table.pk, other.pk}
+
+    await sync_to_async(services.start_game)(players[0], table.pk)
+    await publish()
+    update = await next_message(comm)
+    assert update["open"] == [other.pk] and update["playing"] == [table.pk]
+    assert "en juego" in update["cards"][str(table.pk)]
+
+    await sync_to_async(services.close_table)(other.host, other.pk)
+    await publish()
+    update = await next_message(comm)
+    assert update["open"] == [] and update["playing"] == [table.pk]
+    assert "cards" not in update  # a card gone is said by the order alone
+    await comm.disconnect()
+
+
+async def test_each_socket_gets_the_lobby_in_its_language(make_user: Callable[..., User]) -> None:
+    await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    await publish()
+    spanish, english, unknown = (
+        await opened("lang=es"),
+        await opened("lang=en"),
+        await opened("lang=xx"),
+    )
+    es, en, fallback = [await next_message(c) for c in (spanish, english, unknown)]
+    assert "Sentarse" in str(es["cards"]) and "Pareja A" in str(es["cards"])
+    assert "Sit down" in str(en["cards"]) and "Pair A" in str(en["cards"])
+    assert fallback == es  # a language the site does not have: the site's own
+    for comm in (spanish, english, unknown):
+        await comm.disconnect()
+
+
+async def test_private_tables_and_per_person_things_are_never_pushed(
+    make_user: Callable[..., User],
+) -> None:
+    host = await sync_to_async(make_user)("reservada")
+    private = await sync_to_async(services.create_table)(host, "4-reyes", private=True)
+    public = await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    await publish()
+    comm = await opened()
+    message = await next_message(comm)
+    text = json.dumps(message)
+    assert private.pk not in message["open"] and str(private.pk) not in message["cards"]
+    assert private.invite_token not in text and "reservada" not in text
+    # The same cards for everybody: no session's CSRF token in them.
+    assert "csrfmiddlewaretoken" not in text
+    assert f"/mesas/{public.pk}/sentarse/" in text
+    await comm.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "malformed"),
+        ("x" * 600, "malformed"),
+        ('{"type": "act", "act": "mus"}', "unknown_type"),
+        ("[1, 2]", "unknown_type"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_the_socket_stays_open(frame: str, code: str) -> None:
+    comm = await opened()
+    await comm.send_to(text_data=frame)
+    error = await next_message(comm)
+    assert error["type"] == "error" and error["code"] == code and error["message"]
+    await comm.send_to(text_data='{"type": "ping"}')
+    assert await next_message(comm) == {"type": "pong"}
+    await comm.disconnect()
+
+
+async def test_a_socket_from_another_site_is_refused() -> None:
+    comm = lobby_socket(origin="http://evil.example")
+    connected, _ = await comm.connect()
+    assert not connected
+
+
+async def test_the_beat_task_pushes_the_lobby(make_user: Callable[..., User]) -> None:
+    comm = await opened()
+    table = await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    assert await sync_to_async(lambda: tasks.push_lobby.apply().get())() == 2
+    assert (await next_message(comm))["open"] == [table.pk]
+    await comm.disconnect()
+
+
+# --- The page: what stays each viewer's own. -------------------------------------------------
+
+
+def test_the_page_shows_the_forms_to_sit_only_to_whoever_may_sit(
+    make_user: Callable[..., User],
+) -> None:
+    table = services.create_table(make_user(), "4-reyes")
+    signed_in = login(make_user()).get("/").content.decode()
+    anonymous = Client().get("/").content.decode()
+    assert 'id="lobby-live" data-lobby-socket="/ws/sala/?lang=es" data-may-sit' in signed_in
+    assert "data-may-sit" not in anonymous
+    # The form is in both (the cards are the same for everybody); the page's style shows it to
+    # whoever may sit, and the server refuses the rest anyway.
+    assert f"/mesas/{table.pk}/sentarse/" in anonymous
+
+
+def test_the_friends_box_is_asked_for_again_only_by_who_follows_somebody(
+    make_user: Callable[..., User],
+) -> None:
+    me, friend = make_user("yo"), make_user("amiga")
+    page = login(me).get("/").content.decode()
+    assert 'id="lobby-friends"' in page and "parte=amigos" not in page
+    relations.follow(me, friend)
+    page = login(me).get("/").content.decode()
+    assert "?parte=amigos" in page and 'hx-trigger="every 30s"' in page
+    box = login(me).get("/?parte=amigos", headers={"HX-Request": "true"}).content.decode()
+    assert box.lstrip().startswith('<div id="lobby-friends"') and "lobby-open" not in box
+    assert Client().get("/?parte=amigos", headers={"HX-Request": "true"}).status_code == 204
+
+
+def test_the_lobby_page_and_the_push_render_the_same_cards(make_user: Callable[..., User]) -> None:
+    table = services.create_table(make_user("misma"), "4-reyes")
+    lobby.publish()
+    stored = json.loads(presence.client().get(lobby.snapshot_key("es")) or b"{}")
+    card = stored["cards"][str(table.pk)]
+    page = Client().get("/").content.decode()
+    assert card.split("<form")[0] in page  # up to the form, whose token only the page has
