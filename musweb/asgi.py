@@ -9,10 +9,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "musweb.settings")
 # Django must be set up before the consumers (and their models) are imported.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
+
+from games.socket_auth import EventLoopAuthMiddlewareStack  # noqa: E402
 
 from .outages import SocketOutageGuard  # noqa: E402
 from .routing import public_websocket_urlpatterns, websocket_urlpatterns  # noqa: E402
@@ -32,7 +33,9 @@ application = ProtocolTypeRouter(
                 URLRouter(
                     [
                         *public_websocket_urlpatterns,
-                        re_path(r"", AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+                        re_path(
+                            r"", EventLoopAuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+                        ),
                     ]
                 )
             )

@@ -23,7 +23,7 @@ from django.utils import translation
 
 from games.health import PATH as HEALTH_PATH
 from games.health import health_view
-from games.services import OUTAGES
+from games.services import OUTAGES, Unavailable
 from games.socket_codes import CLOSE_TRY_AGAIN
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class SocketOutageGuard:
 
         try:
             return await self.inner(scope, receive, tracking_send)
-        except OUTAGES:
+        except (*OUTAGES, Unavailable):
             log.warning("socket closed: service unavailable", exc_info=True)
             if "websocket.close" in sent:
                 return None

@@ -14,7 +14,9 @@ only if it did not. What still fails is `Unavailable` (docs/deploy.md, «Caídas
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from functools import cache
 from typing import Any
 
@@ -36,10 +38,20 @@ _Key = tuple[asyncio.AbstractEventLoop, int]
 _CONNECTIONS: dict[_Key, psycopg.AsyncConnection[Any]] = {}
 _LOCKS: dict[_Key, asyncio.Lock] = {}
 
+#: The keys of each event loop's connections that belong to no table: one for reads of their own
+#: (a socket's session and user, its chat history), one for transactions (`transaction`). Tables
+#: use `table_id % MUS_ASYNC_DB_CONNECTIONS`, never negative.
+_READS = -1
+_TRANSACTIONS = -2
+_TRANSACTION_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
 
 def _key(table_id: int) -> _Key:
     # One connection made every move of the process wait for all the others at PostgreSQL.
-    return asyncio.get_running_loop(), table_id % settings.MUS_ASYNC_DB_CONNECTIONS
+    own = table_id if table_id < 0 else table_id % settings.MUS_ASYNC_DB_CONNECTIONS
+    return asyncio.get_running_loop(), own
 
 
 async def _connection(table_id: int) -> psycopg.AsyncConnection[Any]:
@@ -67,14 +79,16 @@ async def _connection(table_id: int) -> psycopg.AsyncConnection[Any]:
     return conn
 
 
-async def _execute(table_id: int, sql: str, params: list[Any], *, fetch: bool) -> Any:
-    """One statement on the connection for `table_id`: its row (`fetch`) or its row count. A
-    connection that fails is dropped before the error goes up."""
+async def _execute(table_id: int, sql: str, params: list[Any], *, fetch: bool | str) -> Any:
+    """One statement on the connection for `table_id`: its row (`fetch`), all its rows (`fetch`
+    "all") or its row count. A connection that fails is dropped before the error goes up."""
     conn = None
     try:
         conn = await _connection(table_id)
         async with conn.cursor() as cursor:
             await cursor.execute(sql, params)
+            if fetch == "all":
+                return await cursor.fetchall()
             return await cursor.fetchone() if fetch else cursor.rowcount
     except psycopg.OperationalError:
         if conn is not None:
@@ -82,7 +96,40 @@ async def _execute(table_id: int, sql: str, params: list[Any], *, fetch: bool) -
         raise
 
 
-async def _again_if_dead[T](run: Callable[[], Awaitable[T]]) -> T:
+async def fetch_one(sql: str, params: list[Any]) -> Any:
+    """A statement that belongs to no table (a read, or a change safe to repeat): its first row
+    or None. Run again on a fresh connection if this one died; `Unavailable` if that fails
+    too."""
+    return await again_if_dead(lambda: _execute(_READS, sql, params, fetch=True))
+
+
+async def fetch_all(sql: str, params: list[Any]) -> list[Any]:
+    """`fetch_one`, all the rows."""
+    rows: list[Any] = await again_if_dead(lambda: _execute(_READS, sql, params, fetch="all"))
+    return rows
+
+
+@asynccontextmanager
+async def transaction() -> AsyncIterator[psycopg.AsyncCursor[Any]]:
+    """A transaction on this event loop's connection for them, one at a time: the tables'
+    connections are shared by concurrent moves, whose statements would land inside it. A
+    connection that fails is dropped (psycopg.OperationalError goes up: `again_if_dead` for a
+    transaction that is safe to repeat)."""
+    loop = asyncio.get_running_loop()
+    lock = _TRANSACTION_LOCKS.get(loop)
+    if lock is None:
+        lock = _TRANSACTION_LOCKS[loop] = asyncio.Lock()
+    async with lock:
+        conn = await _connection(_TRANSACTIONS)
+        try:
+            async with conn.transaction(), conn.cursor() as cursor:
+                yield cursor
+        except psycopg.OperationalError:
+            forget(_TRANSACTIONS, conn)
+            raise
+
+
+async def again_if_dead[T](run: Callable[[], Awaitable[T]]) -> T:
     """`run()`, once more on a fresh connection if the first one died (a PostgreSQL restart);
     `Unavailable` if that fails too. Only for statements that are safe to repeat."""
     try:
@@ -102,7 +149,7 @@ async def _load(table_id: int) -> Table | None:
 async def load_table(table_id: int) -> Table | None:
     """`storage.load_table` on the event loop: read again on a fresh connection if this one
     died (a PostgreSQL restart); `Unavailable` if that fails too."""
-    return await _again_if_dead(lambda: _load(table_id))
+    return await again_if_dead(lambda: _load(table_id))
 
 
 async def _update(table: Table, sql: str, params: list[Any]) -> int:
@@ -135,11 +182,11 @@ async def compare_and_set(table: Table, fields: dict[str, Any]) -> None:
     cas_applied(table, fields, rowcount)
 
 
-async def publish(table: Table) -> None:
+async def publish(table: Table, *, skip: str | None = None) -> None:
     """`state.broadcast` on the event loop. With Redis down, the state is kept and sent when it
     is back (`groups.send_groups`)."""
     if get_channel_layer() is not None:
-        await send_groups([(group_name(table.pk), table_message(table))])
+        await send_groups([(group_name(table.pk), table_message(table, skip=skip))])
 
 
 async def beat(process: str) -> bool:
@@ -150,7 +197,7 @@ async def beat(process: str) -> bool:
     live process up for dead, dropped all its sockets, and putting them back made it later.
     (Harmless to repeat: a connection found dead is replaced and the beat sent again, once.)"""
     sql, params = _beat_sql(), [timezone.now(), process]
-    rows: int = await _again_if_dead(lambda: _execute(0, sql, params, fetch=False))
+    rows: int = await again_if_dead(lambda: _execute(0, sql, params, fetch=False))
     return rows > 0
 
 
@@ -178,3 +225,4 @@ def close_all() -> None:
         conn.pgconn.finish()  # synchronous: the connection's loop may be gone already
     _CONNECTIONS.clear()
     _LOCKS.clear()
+    _TRANSACTION_LOCKS.clear()

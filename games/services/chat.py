@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Collection
+from functools import cache
 from typing import Any
 
+from django.db import connection
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
+from accounts.models import Block, User
 
 from ..models import ChatMessage, Table
-from . import ratelimit
+from . import adb, ratelimit
 from .errors import ServiceError, no_table
 from .groups import group_name, send_group
 from .storage import seat_number
@@ -81,3 +83,41 @@ def history(table_id: int, hidden: Collection[int] = ()) -> list[dict[str, Any]]
         .order_by("-created_at", "-pk")[:HISTORY]
     )
     return [m.to_message() for m in reversed(recent)]
+
+
+async def history_here(table_id: int, user_id: int | None) -> tuple[list[dict[str, Any]], set[int]]:
+    """`history` for a socket joining, on the event loop: the lines but those of whom `user_id`
+    blocks, and whom they block (`accounts.relations.blocked_ids`), in two reads."""
+    hidden: set[int] = set()
+    if user_id is not None:
+        (blocked,) = await adb.fetch_one(_blocked_sql(), [user_id])
+        hidden = set(blocked)
+    rows = await adb.fetch_all(_history_sql(), [table_id, list(hidden)])
+    recent = [
+        ChatMessage(
+            id=pk,
+            seat=seat,
+            text=text,
+            created_at=created_at,
+            user=User(id=author, username=username, display_name=display_name),
+        )
+        for pk, seat, text, created_at, author, username, display_name in rows
+    ]
+    return [m.to_message() for m in reversed(recent)], hidden
+
+
+@cache
+def _blocked_sql() -> str:
+    block = connection.ops.quote_name(Block._meta.db_table)
+    return f"SELECT coalesce(array_agg(blocked_id), '{{}}') FROM {block} WHERE blocker_id = %s"
+
+
+@cache
+def _history_sql() -> str:
+    qn = connection.ops.quote_name
+    return (
+        "SELECT m.id, m.seat, m.text, m.created_at, u.id, u.username, u.display_name "
+        f"FROM {qn(ChatMessage._meta.db_table)} m JOIN {qn(User._meta.db_table)} u "
+        "ON u.id = m.user_id WHERE m.table_id = %s AND NOT (m.user_id = ANY(%s)) "
+        f"ORDER BY m.created_at DESC, m.id DESC LIMIT {HISTORY}"
+    )

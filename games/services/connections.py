@@ -30,7 +30,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import Connection, Seat, ServerProcess, Table
-from . import abandonment, presence
+from . import abandonment, adb, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
 from .moves import turn_seconds
@@ -87,6 +87,55 @@ def socket_opened(
     if process == PROCESS:
         _LOCAL[channel] = (table_id, user_id)
     return recount(table_id, user_id, skip=channel)
+
+
+#: What counting a socket on the event loop leaves to do: nothing others see changed; the others
+#: must be told (the seat's count went from none to some or back); or the seat's player comes
+#: back or goes away, which changes their clock and reconnection window (`recount`, whose ORM
+#: runs in the worker thread).
+UNCHANGED, TELL, TRANSITION = "unchanged", "tell", "transition"
+
+
+async def socket_opened_here(table_id: int, user_id: int, channel: str) -> str:
+    """`socket_opened`'s counting on the event loop: the socket's row, its seat locked, the
+    seat's sockets counted, in one transaction. Safe to repeat (the row is inserted once), so a
+    connection found dead is replaced and it runs again, once."""
+    _LOCAL[channel] = (table_id, user_id)
+    opened = [channel, PROCESS, table_id, user_id, timezone.now()]
+    try:
+        return await adb.again_if_dead(lambda: _recount_here(table_id, user_id, opened))
+    except BaseException:
+        _LOCAL.pop(channel, None)
+        raise
+
+
+async def socket_closed_here(channel: str) -> tuple[int, int, str] | None:
+    """`socket_closed` on the event loop: the table and player whose socket it was and what is
+    left to do (as `socket_opened_here`); None if it was not counted (or dropped already)."""
+    _LOCAL.pop(channel, None)
+    gone = await adb.fetch_one(_close_sql(), [channel])
+    if gone is None:
+        return None
+    table_id, user_id = gone
+    return table_id, user_id, await adb.again_if_dead(lambda: _recount_here(table_id, user_id))
+
+
+async def _recount_here(table_id: int, user_id: int, opened: list[Any] | None = None) -> str:
+    """`_recount` on the event loop (after inserting the socket's row, `opened`), but for a
+    transition, left to `recount`."""
+    async with adb.transaction() as cursor:
+        if opened is not None:
+            await cursor.execute(_open_sql(), opened)
+        await cursor.execute(_lock_seat_sql(), [table_id, user_id])
+        row = await cursor.fetchone()
+        if row is None:
+            return UNCHANGED  # an onlooker
+        seat_id, before, away, waits = row
+        await cursor.execute(_count_sql(), [table_id, user_id, seat_id])
+        (count,) = await cursor.fetchone() or (0,)
+    if (count and away) or (not count and not away and waits):
+        return TRANSITION
+    return TELL if bool(count) != bool(before) else UNCHANGED
 
 
 def socket_closed(channel: str) -> None:

@@ -22,12 +22,13 @@ from django.db import connection
 
 from accounts import relations, sockets
 
+from ..models import Table
 from ..socket_codes import CLOSE_FOR_VERDICT
 from . import adb, chat, connections, play, presence
-from .access import Session
+from .access import Session, can_view
 from .errors import OUTAGES, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name, send_groups, unsent
-from .state import state_for
+from .state import ONLOOKER, audience, state_for
 
 log = logging.getLogger(__name__)
 
@@ -82,16 +83,69 @@ def _welcome(table_id: int, user: Any, session: Session | None, channel: str) ->
 
 async def join(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
     """The socket `channel` opens (its consumer already listens to the table's group, so nothing
-    said from here on is missed): refused with `ServiceError`, or counted and welcomed."""
+    said from here on is missed): refused with `ServiceError`, or counted and welcomed.
+
+    The usual join — a player at their seat, anybody at a public table — stays on the event
+    loop (`_welcome_here`); the rest (a private table that needs the session's invitation, a
+    table that does not exist, a player coming back to a stopped clock) goes to the worker
+    thread, where every join used to queue: 12 queries and 35–40 ms of CPU each, so that a game
+    ending at many tables, or a restart, refused sockets (docs/performance.md)."""
     keep_beating()
+    welcome = await _welcome_here(table_id, user, channel)
+    if welcome is not None:
+        return welcome
     return await in_worker(_welcome, table_id, user, session, channel)
 
 
+async def _welcome_here(table_id: int, user: Any, channel: str) -> Welcome | None:
+    """`_welcome` for the usual join, on the event loop; None for the worker to decide."""
+    table = await adb.load_table(table_id)
+    if table is None:
+        return None
+    if user is None or not user.is_authenticated:
+        if table.private:
+            return None
+        history, _blocked = await chat.history_here(table_id, None)
+        return Welcome(ONLOOKER, "es", state_for(table, user), history, frozenset())
+    if not can_view(table, user):
+        return None  # perhaps by the invitation in the session: the worker reads it
+    told = await connections.socket_opened_here(table_id, user.pk, channel)
+    table = await _tell(table_id, user.pk, told, channel) or table
+    with contextlib.suppress(*OUTAGES):
+        await presence.touch_here(user.pk)  # (online again at the next ping)
+    history, blocked = await chat.history_here(table_id, user.pk)
+    language = getattr(user, "language", "") or "es"
+    return Welcome(
+        audience(table, user), language, state_for(table, user), history, frozenset(blocked)
+    )
+
+
+def _recount_for(table_id: int, user_id: int, skip: str | None) -> Table | None:
+    return connections.recount(table_id, user_id, skip=skip)
+
+
 async def leave(channel: str) -> None:
-    """The socket closed. Not counted now if the database is down: its process's next beat
-    finds it gone (`connections.beat`)."""
-    with contextlib.suppress(Unavailable):
-        await in_worker(connections.socket_closed, channel)
+    """The socket closed: uncounted on the event loop, and the others told if they see a
+    change. Not counted now if the database is down: its process's next beat finds it gone
+    (`connections.beat`)."""
+    with contextlib.suppress(Unavailable, *OUTAGES):
+        gone = await connections.socket_closed_here(channel)
+        if gone is not None:
+            await _tell(*gone, None)
+
+
+async def _tell(table_id: int, user_id: int, told: str, skip: str | None) -> Table | None:
+    """What counting a socket left to do (`connections.socket_opened_here`): the table as the
+    others were told of it, or None if nothing they see changed."""
+    if told == connections.TRANSITION:
+        # Their clock and reconnection window change: the ORM's `recount` in the worker.
+        return await in_worker(_recount_for, table_id, user_id, skip)
+    if told == connections.TELL:
+        table = await adb.load_table(table_id)
+        if table is not None:
+            await adb.publish(table, skip=skip)
+        return table
+    return None
 
 
 async def current_state(table_id: int, user: Any) -> dict[str, Any] | None:

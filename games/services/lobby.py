@@ -13,15 +13,12 @@ few hundred people idling in the lobby filled a core (issue #18).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import weakref
 from collections.abc import Iterable
 from typing import Any
 
 import redis
-import redis.asyncio
 from django.conf import settings
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
@@ -170,21 +167,11 @@ def publish() -> int:
     return pushed
 
 
-# One asyncio Redis client per event loop (a client belongs to the loop it was made on).
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 async def snapshot(language: str) -> str | None:
     """The whole lobby in `language` as a connecting socket gets it, read on the event loop; None
     before the first push, or while Redis is down (the next push will bring it)."""
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None:
-        client = _clients[loop] = redis.asyncio.Redis.from_url(settings.REDIS_URL)
     try:
-        text = await client.get(snapshot_key(language))
+        text = await presence.async_client().get(snapshot_key(language))
     except (*OUTAGES, redis.RedisError):
         log.warning("lobby snapshot unavailable")
         return None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+import weakref
 from functools import cache
 
 import redis
+import redis.asyncio
 from django.conf import settings
 
 from accounts.models import User
@@ -16,6 +19,21 @@ ONLINE_WINDOW_SECONDS = 300
 @cache
 def client() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL)
+
+
+# One asyncio client per event loop (a client belongs to the loop it was made on).
+_ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def async_client() -> redis.asyncio.Redis:
+    """This event loop's Redis client, for what a socket asks of Redis without leaving it."""
+    loop = asyncio.get_running_loop()
+    client_ = _ASYNC_CLIENTS.get(loop)
+    if client_ is None:
+        client_ = _ASYNC_CLIENTS[loop] = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+    return client_
 
 
 def online_key() -> str:
@@ -29,6 +47,15 @@ def touch(user_id: int) -> None:
     pipe.zadd(online_key(), {str(user_id): now})
     pipe.zremrangebyscore(online_key(), 0, now - ONLINE_WINDOW_SECONDS)
     pipe.execute()
+
+
+async def touch_here(user_id: int) -> None:
+    """`touch` from the event loop."""
+    now = time.time()
+    async with async_client().pipeline() as pipe:
+        pipe.zadd(online_key(), {str(user_id): now})
+        pipe.zremrangebyscore(online_key(), 0, now - ONLINE_WINDOW_SECONDS)
+        await pipe.execute()
 
 
 def online_count() -> int:

@@ -219,10 +219,19 @@ async def test_a_socket_opened_while_a_service_is_down_is_told_to_try_again_late
     table = await database_sync_to_async(started_table)(four_players)
     cookie = await database_sync_to_async(session_cookie)(four_players[0])
 
-    async def sessions_down(scope: Any) -> None:
+    async def sessions_down(*args: Any) -> None:
+        raise services.Unavailable()  # (what the event loop's reads raise once retried)
+
+    monkeypatch.setattr("games.services.adb.fetch_one", sessions_down)
+    assert await refused_with(communicator(table.pk, cookie)) == CLOSE_TRY_AGAIN
+    monkeypatch.undo()
+
+    async def channels_sessions_down(scope: Any) -> None:
         raise db.OperationalError("the database system is shutting down")
 
-    monkeypatch.setattr("channels.auth.get_user", sessions_down)
+    # A session of a backend Channels loads itself (games.socket_auth leaves it to Channels).
+    monkeypatch.setattr("games.socket_auth.user_here", lambda session: _none())
+    monkeypatch.setattr("channels.auth.get_user", channels_sessions_down)
     assert await refused_with(communicator(table.pk, cookie)) == CLOSE_TRY_AGAIN
     monkeypatch.undo()
 
@@ -268,3 +277,7 @@ def test_a_page_whose_session_cannot_be_read_is_a_503_too(
     response = client.get("/reglas/")
     assert response.status_code == 503
     assert "El servidor se está reconectando" in response.content.decode()
+
+
+async def _none() -> None:
+    return None
