@@ -134,7 +134,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @vary_on_headers("HX-Request")
 def waiting_room(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The waiting room's body, polled by its page; once the game starts the page reloads."""
+    """The waiting room's body, asked for again when the table's socket says it changed; once
+    the game starts the page reloads."""
     table = visible_table(request, table_id)
     if not request.htmx:
         return redirect(table)

@@ -74,7 +74,8 @@ def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     guest.wait_for_url(f"{live_site}/mesas/{table_id}/", timeout=TIMEOUT)
     assert "mateo" in guest.inner_text(".seats-big")
 
-    # The host's waiting page also polls: the guest shows up in a seat.
+    # The host's waiting page is told over the table's socket (its poll is every 30 s, beyond
+    # this wait): the guest shows up in a seat.
     host.locator(".seats-big .seat-name", has_text="mateo").wait_for(timeout=TIMEOUT)
     seated = orm(
         lambda: sorted(Table.objects.get(pk=table_id).seats.values_list("seat", flat=True))
