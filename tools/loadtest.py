@@ -59,6 +59,13 @@ class Stats:
     reconnected: list[float] = field(default_factory=list)  # seconds from drop to open again
     resumed: list[float] = field(default_factory=list)  # seconds from drop to a move accepted
     retries: int = 0  # handshakes refused while a dropped socket was coming back
+    # Lobby viewers (`--lobby-viewers`): sockets open, messages and bytes they got; or, with
+    # `--lobby-poll`, the fragment asked for every 2 s as the lobby did before it was pushed.
+    viewers_open: int = 0
+    viewer_failures: Counter[str] = field(default_factory=Counter)
+    viewer_messages: int = 0
+    viewer_bytes: int = 0
+    polls: list[float] = field(default_factory=list)  # seconds each poll took
 
 
 @dataclass
@@ -72,9 +79,10 @@ class Client:
     # the next one for the same four (see `Successors`).
     four: tuple[int, ...]
     mode: str
+    public: bool = False
 
 
-def setup_tables(n: int, mode: str, run: str) -> list[Client]:
+def setup_tables(n: int, mode: str, run: str, public: bool = False) -> list[Client]:
     """Create 4n players with sessions and n started tables; return the clients."""
     users = [
         User(username=f"lt-{run}-{i}", display_name=f"Carga {i}", password="!load-test")
@@ -86,18 +94,21 @@ def setup_tables(n: int, mode: str, run: str) -> list[Client]:
     for t in range(n):
         four = users[4 * t : 4 * t + 4]
         ids = tuple(u.pk for u in four)
-        table_id = start_table(ids, mode)
+        table_id = start_table(ids, mode, public)
         for user in four:
             clients.append(
-                Client(user.pk, user.username, table_id, session_cookie(user), "", ids, mode)
+                Client(
+                    user.pk, user.username, table_id, session_cookie(user), "", ids, mode, public
+                )
             )
     return clients
 
 
-def start_table(four: tuple[int, ...], mode: str) -> int:
-    """A new started table for these four players (the first is the host); its id."""
+def start_table(four: tuple[int, ...], mode: str, public: bool = False) -> int:
+    """A new started table for these four players (the first is the host); its id. Private
+    unless `public` (then the lobby lists it: `--public-tables`); never rated."""
     host = User.objects.get(pk=four[0])
-    table = Table.objects.create(mode=mode, host=host, private=True, rated=False)
+    table = Table.objects.create(mode=mode, host=host, private=not public, rated=False)
     table_id: int = table.pk
     Seat.objects.bulk_create([Seat(table=table, seat=i, user_id=u) for i, u in enumerate(four)])
     services.start_game(host, table_id)
@@ -133,7 +144,7 @@ class Successors:
         if future is None:
             future = self.next[table_id] = asyncio.get_running_loop().create_future()
         if client.user_id == client.four[0] and not future.done():
-            new_id = await sync_to_async(start_table)(client.four, client.mode)
+            new_id = await sync_to_async(start_table)(client.four, client.mode, client.public)
             self.stats.tables_started += 1
             future.set_result(new_id)
         try:
@@ -367,20 +378,93 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
+LOBBY_POLL_SECONDS = 2.0  # what every open lobby did before it was pushed (HTMX `every 2s`)
+
+
+async def watch_lobby(base: str, stats: Stats, stop_at: float, poll: bool, seed: int) -> None:
+    """A visitor looking at the lobby: its socket open, counting what is pushed; or (`poll`)
+    asking for the lobby's fragment every 2 s over one kept-alive HTTP connection."""
+    rng = random.Random(seed)
+    await asyncio.sleep(rng.uniform(0, LOBBY_POLL_SECONDS))
+    host = base.split("://", 1)[1].split("/", 1)[0]
+    if poll:
+        await _poll_lobby(host, stats, stop_at, rng)
+        return
+    from websockets.asyncio.client import connect
+
+    url = f"ws://{host}/ws/sala/?lang=es"
+    try:
+        ws = await connect(url, origin=f"http://{host}", open_timeout=60, max_size=None)  # type: ignore[arg-type]
+    except Exception as exc:
+        stats.viewer_failures[type(exc).__name__] += 1
+        return
+    stats.viewers_open += 1
+    try:
+        while (left := stop_at - time.monotonic()) > 0:
+            try:
+                message = await asyncio.wait_for(ws.recv(), timeout=left)
+            except TimeoutError:
+                break
+            stats.viewer_messages += 1
+            stats.viewer_bytes += len(message)
+    except Exception as exc:
+        stats.viewer_failures[type(exc).__name__] += 1
+    finally:
+        await ws.close()
+
+
+async def _poll_lobby(host: str, stats: Stats, stop_at: float, rng: random.Random) -> None:
+    hostname, _, port = host.partition(":")
+    try:
+        reader, writer = await asyncio.open_connection(hostname, int(port or 80))
+    except OSError as exc:
+        stats.viewer_failures[type(exc).__name__] += 1
+        return
+    stats.viewers_open += 1
+    request = (
+        f"GET / HTTP/1.1\r\nHost: {host}\r\nHX-Request: true\r\nAccept-Language: es\r\n\r\n"
+    ).encode()
+    try:
+        while time.monotonic() < stop_at:
+            asked = time.monotonic()
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            body = await reader.readexactly(length)
+            stats.polls.append(time.monotonic() - asked)
+            stats.viewer_bytes += len(body)
+            await asyncio.sleep(max(0.0, LOBBY_POLL_SECONDS - (time.monotonic() - asked)))
+    except Exception as exc:
+        stats.viewer_failures[type(exc).__name__] += 1
+    finally:
+        writer.close()
+
+
 async def run_clients(
     clients: list[Client],
     seconds: float,
     think: float,
     connect_per_second: int,
     reconnect: bool = False,
+    viewers: int = 0,
+    poll: bool = False,
 ) -> tuple[Stats, float]:
     stats = Stats()
     start = time.monotonic()
     cpu0 = time.process_time()
-    ramp = len(clients) / connect_per_second
+    ramp = (len(clients) + viewers) / connect_per_second
     stats.steady_from = start + ramp + 2
     stop_at = start + seconds + ramp
     tasks = []
+    for i in range(viewers):
+        base = clients[i % len(clients)].url if clients else "http://127.0.0.1:8000"
+        tasks.append(asyncio.create_task(watch_lobby(base, stats, stop_at, poll, 10_000 + i)))
+        if i % 20 == 19:
+            await asyncio.sleep(20 / connect_per_second)
     successors = Successors(stats)
     for i, client in enumerate(clients):
         tasks.append(
@@ -419,6 +503,7 @@ def report(
         f"connect failures: {stats.connect_failures} {dict(stats.connect_kinds)}  "
         f"dropped: {stats.disconnects}",
         *_storm_lines(stats),
+        *_viewer_lines(stats, wall),
         f"games finished during the run: {len(stats.finished_tables)}  "
         f"(their players moved on to {stats.tables_started} new tables)",
         "server CPU (% of one core over the run) and memory (RSS MB at the end):",
@@ -453,6 +538,20 @@ def _storm_lines(stats: Stats) -> list[str]:
     ]
 
 
+def _viewer_lines(stats: Stats, wall: float) -> list[str]:
+    """What the lobby's viewers saw (nothing if there were none)."""
+    if not stats.viewers_open and not stats.viewer_failures:
+        return []
+    line = (
+        f"lobby viewers: {stats.viewers_open} open, failures {dict(stats.viewer_failures)}; "
+        f"received {stats.viewer_bytes / 1e6:.1f} MB ({stats.viewer_bytes / 1e3 / wall:.0f} KB/s)"
+    )
+    if stats.polls:
+        ms = [x * 1000 for x in stats.polls]
+        return [line, f"  lobby polls: {len(ms)} ({len(ms) / wall:.0f}/s), ms " + _latencies(ms)]
+    return [line, f"  lobby messages pushed: {stats.viewer_messages}"]
+
+
 def _seconds(values: list[float]) -> str:
     return (
         f"p50 {percentile(values, 0.5):.2f}  p95 {percentile(values, 0.95):.2f}  "
@@ -478,11 +577,14 @@ def main(
     keep: bool,
     write: Callable[[str], None] = print,
     reconnect: bool = False,
+    viewers: int = 0,
+    poll: bool = False,
+    public: bool = False,
 ) -> None:
     """The whole run: set up, play, measure the servers, report, and cancel the games."""
     run = secrets.token_hex(3)
     started = time.monotonic()
-    clients = setup_tables(tables, mode, run)
+    clients = setup_tables(tables, mode, run, public)
     for i, client in enumerate(clients):
         # Players of one table are spread over the servers: the table must work across them.
         client.url = urls[i % len(urls)].rstrip("/")
@@ -497,7 +599,9 @@ def main(
     database = str(connection.settings_dict["NAME"])
     cpu0 = {g: cpu_seconds(p) for g, p in server_processes(database).items()}
     busy0, total0 = machine_busy()
-    stats, wall = asyncio.run(run_clients(clients, seconds, think, connect_rate, reconnect))
+    stats, wall = asyncio.run(
+        run_clients(clients, seconds, think, connect_rate, reconnect, viewers, poll)
+    )
     busy1, total1 = machine_busy()
     groups = server_processes(database)
     cpu = cpu_during(cpu0, groups)

@@ -119,3 +119,27 @@ def test_the_load_test_counts_only_its_own_sites_processes() -> None:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             names.append(f.read().replace(b"\0", b" ").decode())
     assert names and not any("no-such-database" not in n and "127.0.0.1(" in n for n in names)
+
+
+def test_lobby_viewers_are_pushed_the_public_tables_or_poll_for_them() -> None:
+    # `--lobby-viewers N --public-tables`: the viewers' sockets get the lobby (beat pushes it);
+    # `--lobby-poll`: they ask for the fragment every 2 s as before, and each poll is timed.
+    from games.services import lobby
+    from tests.live import celery_worker
+
+    lobby.forget()
+    clients = loadtest.setup_tables(2, "4-reyes", "t5", public=True)
+    assert not Table.objects.filter(pk=clients[0].table_id).values_list("private", flat=True)[0]
+    with celery_worker(beat=True, MUS_LOBBY_SECONDS="1"), daphne_process() as url:
+        for client in clients:
+            client.url = url
+        pushed, _ = asyncio.run(loadtest.run_clients(clients, 5, 0.3, 100, viewers=3))
+        polled, wall = asyncio.run(loadtest.run_clients(clients, 5, 0.3, 100, viewers=3, poll=True))
+    assert pushed.viewers_open == 3 and not pushed.viewer_failures
+    assert pushed.viewer_messages >= 3 and pushed.viewer_bytes > 0  # the whole lobby at least
+    assert polled.viewers_open == 3 and not polled.viewer_failures
+    assert len(polled.polls) >= 6 and polled.viewer_bytes > 0
+    text = loadtest.report(polled, wall, 2, [url], {}, {})
+    assert "lobby viewers: 3 open" in text and "lobby polls: " in text
+    loadtest.teardown_tables("t5")
+    lobby.forget()

@@ -34,6 +34,23 @@ class Command(BaseCommand):
             help="dropped sockets come back like a browser's (to measure a connection storm)",
         )
 
+        parser.add_argument(
+            "--lobby-viewers",
+            type=int,
+            default=0,
+            help="people looking at the lobby meanwhile: its socket open (/ws/sala/)",
+        )
+        parser.add_argument(
+            "--lobby-poll",
+            action="store_true",
+            help="the lobby viewers ask for its fragment every 2 s instead (as before #18)",
+        )
+        parser.add_argument(
+            "--public-tables",
+            action="store_true",
+            help="the tables are public, so the lobby lists them (private by default)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         loadtest.main(
             options["tables"],
@@ -45,4 +62,7 @@ class Command(BaseCommand):
             options["keep"],
             write=self.stdout.write,
             reconnect=options["reconnect"],
+            viewers=options["lobby_viewers"],
+            poll=options["lobby_poll"],
+            public=options["public_tables"],
         )
