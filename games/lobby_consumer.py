@@ -1,5 +1,6 @@
 """The lobby's socket (`/ws/sala/?lang=es`, docs/protocol.md): the public tables and who is
-online, as `games.services.lobby` pushes them. Open to anybody, signed in or not: it carries only
+online, as `games.services.lobby` pushes them (through one relay per process, not a channel
+per socket). Open to anybody, signed in or not: it carries only
 what the lobby page shows every visitor, so it is routed outside the session and user look-up
 (`musweb.asgi`) and costs no database query to open.
 """
@@ -21,23 +22,27 @@ MAX_MESSAGE_BYTES = 512
 
 class LobbyConsumer(RelayingConsumer):
     language: str = "es"
-    listening: str | None = None
+    watching: bool = False
 
     async def connect(self) -> None:
         query = parse_qs(self.scope.get("query_string", b"").decode())
         asked = (query.get("lang") or [""])[0]
         self.language = asked if asked in lobby.languages() else lobby.languages()[0]
-        # Listen first: a change pushed while the snapshot is read arrives after it.
-        self.listening = lobby.group(self.language)
-        await self.channel_layer.group_add(self.listening, self.channel_name)
         await self.accept()
+        # Listen first: a change pushed while the lobby is read arrives after it (or is one
+        # the page already has).
+        lobby.watch(self.channel_name, self.language, self.send_text)
+        self.watching = True
         snapshot = await lobby.snapshot(self.language)
         if snapshot is not None:
             await self.send(text_data=snapshot)
 
+    async def send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
     async def disconnect(self, code: int) -> None:
-        if self.listening is not None:
-            await self.channel_layer.group_discard(self.listening, self.channel_name)
+        if self.watching:
+            lobby.unwatch(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
@@ -56,7 +61,3 @@ class LobbyConsumer(RelayingConsumer):
         with override(self.language):
             text = str(message)
         await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
-
-    async def lobby_update(self, event: dict[str, Any]) -> None:
-        """`services.lobby.UPDATE_EVENT`: relayed as it was rendered, once for every socket."""
-        await self.send(text_data=event["text"])

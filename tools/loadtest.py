@@ -429,11 +429,16 @@ async def _poll_lobby(host: str, stats: Stats, stop_at: float, rng: random.Rando
             asked = time.monotonic()
             writer.write(request)
             head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
+            lengths = [
                 int(line.split(b":", 1)[1])
                 for line in head.split(b"\r\n")
                 if line.lower().startswith(b"content-length:")
-            )
+            ]
+            if not head.startswith(b"HTTP/1.1 200") or not lengths:
+                status = head.split(b"\r\n", 1)[0].decode(errors="replace")
+                stats.viewer_failures[f"poll answered {status!r}"] += 1
+                return
+            length = lengths[0]
             body = await reader.readexactly(length)
             stats.polls.append(time.monotonic() - asked)
             stats.viewer_bytes += len(body)
@@ -452,6 +457,7 @@ async def run_clients(
     reconnect: bool = False,
     viewers: int = 0,
     poll: bool = False,
+    urls: list[str] | None = None,
 ) -> tuple[Stats, float]:
     stats = Stats()
     start = time.monotonic()
@@ -460,8 +466,9 @@ async def run_clients(
     stats.steady_from = start + ramp + 2
     stop_at = start + seconds + ramp
     tasks = []
+    sites = urls or [client.url for client in clients[:4]] or ["http://127.0.0.1:8000"]
     for i in range(viewers):
-        base = clients[i % len(clients)].url if clients else "http://127.0.0.1:8000"
+        base = sites[i % len(sites)]
         tasks.append(asyncio.create_task(watch_lobby(base, stats, stop_at, poll, 10_000 + i)))
         if i % 20 == 19:
             await asyncio.sleep(20 / connect_per_second)
@@ -600,7 +607,7 @@ def main(
     cpu0 = {g: cpu_seconds(p) for g, p in server_processes(database).items()}
     busy0, total0 = machine_busy()
     stats, wall = asyncio.run(
-        run_clients(clients, seconds, think, connect_rate, reconnect, viewers, poll)
+        run_clients(clients, seconds, think, connect_rate, reconnect, viewers, poll, urls)
     )
     busy1, total1 = machine_busy()
     groups = server_processes(database)

@@ -13,16 +13,20 @@ few hundred people idling in the lobby filled a core (issue #18).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Iterable
+import weakref
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import redis
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.html import strip_spaces_between_tags
 
 from games import hooks
 from games.models import Seat, Table
@@ -39,17 +43,12 @@ LIST_LENGTH = 50
 #: How many people online the lobby names.
 ONLINE_NAMED = 40
 
-#: The channel-layer event a lobby socket relays (`LobbyConsumer.lobby_update`).
+#: The channel-layer event of a lobby change (`GROUP`): its text for each language that changed.
 UPDATE_EVENT = "lobby.update"
 
 
 def languages() -> list[str]:
     return [code for code, _name in settings.LANGUAGES]
-
-
-def group(language: str) -> str:
-    """The lobby sockets of one language."""
-    return f"lobby-{language}"
 
 
 def snapshot_key(language: str) -> str:
@@ -85,7 +84,13 @@ def _card(table: Table, ratings: Any) -> dict[str, Any]:
     for seat in table.seats.all():
         seats[seat.seat] = seat
         seat.rating = ratings.get((seat.user_id, table.mode))
-    return {"table": table, "seats": seats, "taken": sum(1 for s in seats if s)}
+    scores = [*(table.scores or []), 0, 0]
+    return {
+        "table": table,
+        "seats": seats,
+        "taken": sum(1 for s in seats if s),
+        "score": f"{scores[0]} – {scores[1]}",
+    }
 
 
 def shared_context() -> dict[str, Any]:
@@ -104,51 +109,62 @@ def shared_context() -> dict[str, Any]:
 def render(context: dict[str, Any], language: str) -> dict[str, Any]:
     """The lobby in `language` as a whole message: every card by table id, the order of both
     lists, and the online part."""
+    items = [*context["open_tables"], *context["playing_tables"]]
     with translation.override(language):
         cards = {
-            str(item["table"].pk): render_to_string("games/_table_card.html", {"item": item})
-            for item in [*context["open_tables"], *context["playing_tables"]]
+            # Without the indentation: each byte goes to every viewer.
+            str(item["table"].pk): strip_spaces_between_tags(
+                render_to_string("games/_table_card.html", {"item": {**item, "pushed": True}})
+            ).strip()
+            for item in items
         }
-        online = render_to_string("games/_lobby_online.html", context)
+        title = render_to_string("games/_lobby_online_title.html", context).strip()
+        online = render_to_string("games/_lobby_online_list.html", context)
     return {
         "type": "lobby",
         "open": [item["table"].pk for item in context["open_tables"]],
         "playing": [item["table"].pk for item in context["playing_tables"]],
         "cards": cards,
+        # Scores and the number online change far more often than the rest: on their own.
+        "scores": {
+            str(item["table"].pk): item["score"]
+            for item in items
+            if item["table"].status == Table.Status.PLAYING
+        },
+        "online_title": title,
         "online": online,
     }
 
 
 def changes(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any] | None:
     """What a browser that has `before` needs to have `now`: the cards that are new or changed
-    (the lists' order says which are gone), the online part if it changed; None if nothing did."""
+    (the lists' order says which are gone), the scores that changed, the online parts that
+    changed; None if nothing did."""
     if before is None:
         return {**now, "full": True}
     cards = {k: html for k, html in now["cards"].items() if before["cards"].get(k) != html}
+    # A card sent again comes without its score: its score comes with it.
+    old_scores = before.get("scores", {})
+    scores = {k: v for k, v in now["scores"].items() if k in cards or old_scores.get(k) != v}
     update: dict[str, Any] = {"type": "lobby", "open": now["open"], "playing": now["playing"]}
     if cards:
         update["cards"] = cards
-    if now["online"] != before["online"]:
-        update["online"] = now["online"]
-    if (
-        not cards
-        and "online" not in update
-        and (now["open"], now["playing"])
-        == (
-            before["open"],
-            before["playing"],
-        )
-    ):
-        return None
-    return update
+    if scores:
+        update["scores"] = scores
+    for part in ("online_title", "online"):
+        if now[part] != before.get(part):
+            update[part] = now[part]
+    same_lists = (now["open"], now["playing"]) == (before["open"], before["playing"])
+    return None if len(update) == 3 and same_lists else update
 
 
 def publish() -> int:
-    """Render the lobby in every language and push what changed since the last time; returns
-    how many languages changed. Run by beat every MUS_LOBBY_SECONDS (`games.push_lobby`)."""
+    """Render the lobby in every language and push what changed since the last time, in one
+    group message; returns how many languages changed. Run by beat every MUS_LOBBY_SECONDS
+    (`games.push_lobby`)."""
     context = shared_context()
     store = presence.client()
-    pushed = 0
+    texts: dict[str, str] = {}
     for language in languages():
         now = render(context, language)
         key = snapshot_key(language)
@@ -161,10 +177,93 @@ def publish() -> int:
         # The snapshot first: a socket that connects between the two gets the new lobby and
         # then this update, which changes nothing it does not have already.
         store.set(key, json.dumps({**now, "full": True, "v": version}))
-        update["v"] = version
-        send_group(group(language), {"type": UPDATE_EVENT, "text": json.dumps(update)})
-        pushed += 1
-    return pushed
+        texts[language] = json.dumps({**update, "v": version})
+    if texts:
+        send_group(GROUP, {"type": UPDATE_EVENT, "texts": texts})
+    return len(texts)
+
+
+# --------------------------------------------------------------------------------------------
+# Each server process's viewers: one channel brings the lobby, the process hands it out.
+# --------------------------------------------------------------------------------------------
+#: The group of every process's relay (one channel each, not one per viewer).
+GROUP = "lobby"
+
+#: A lobby change reaches a process's viewers in batches over up to this long: a thousand
+#: sends in a row held every table's moves in the process behind them (docs/performance.md).
+SPREAD_SECONDS = 1.0
+BATCH = 2
+
+Send = Callable[[str], Awaitable[None]]
+
+
+class _Relay:
+    """This event loop's lobby viewers, by language, and the task that relays to them."""
+
+    def __init__(self) -> None:
+        self.viewers: dict[str, dict[str, Send]] = {language: {} for language in languages()}
+        self.task: asyncio.Task[None] | None = None
+
+    def watched(self) -> bool:
+        return any(self.viewers.values())
+
+
+_RELAYS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Relay] = weakref.WeakKeyDictionary()
+
+
+def watch(key: str, language: str, send: Send) -> None:
+    """From now on, `send` gets every lobby update in `language` (`key`: the socket's name)."""
+    loop = asyncio.get_running_loop()
+    relay = _RELAYS.get(loop)
+    if relay is None:
+        relay = _RELAYS[loop] = _Relay()
+    relay.viewers[language][key] = send
+    if relay.task is None or relay.task.done():
+        relay.task = loop.create_task(_relay(relay))
+
+
+def unwatch(key: str) -> None:
+    """The socket `key` closed. The relay stops with the last viewer."""
+    relay = _RELAYS.get(asyncio.get_running_loop())
+    if relay is None:
+        return
+    for viewers in relay.viewers.values():
+        viewers.pop(key, None)
+    if not relay.watched() and relay.task is not None:
+        relay.task.cancel()
+        relay.task = None
+
+
+async def _relay(relay: _Relay) -> None:
+    layer = get_channel_layer()
+    if layer is None:  # pragma: no cover - always configured
+        return
+    while relay.watched():
+        try:
+            channel = await layer.new_channel("lobby.")
+            await layer.group_add(GROUP, channel)
+            while relay.watched():
+                message = await layer.receive(channel)
+                for language, text in message.get("texts", {}).items():
+                    await _hand_out(list(relay.viewers.get(language, {}).values()), text)
+        except OUTAGES:
+            # Redis restarted: listen again in a moment; the viewers' pages see the gap in the
+            # versions and reconnect for the whole lobby.
+            log.warning("lobby relay: channel layer unavailable", exc_info=True)
+            await asyncio.sleep(1)
+
+
+async def _hand_out(viewers: list[Send], text: str) -> None:
+    batches = (len(viewers) + BATCH - 1) // BATCH
+    pause = min(SPREAD_SECONDS, settings.MUS_LOBBY_SECONDS / 2) / max(1, batches)
+    for start in range(0, len(viewers), BATCH):
+        if start:
+            await asyncio.sleep(pause)
+        for send in viewers[start : start + BATCH]:
+            try:
+                await send(text)
+            except Exception:
+                log.debug("lobby: a viewer could not be sent to", exc_info=True)
 
 
 async def snapshot(language: str) -> str | None:

@@ -10,6 +10,8 @@ from functools import cache
 import redis
 import redis.asyncio
 from django.conf import settings
+from django.db.models import Value
+from django.db.models.functions import Coalesce, Lower, NullIf
 
 from accounts.models import User
 
@@ -63,13 +65,15 @@ def online_count() -> int:
 
 
 def online_players(limit: int = 40) -> list[User]:
-    ids = client().zrevrangebyscore(
-        online_key(), "+inf", time.time() - ONLINE_WINDOW_SECONDS, start=0, num=limit
+    """The first `limit` people online by name. By name, not the most recently seen: that list
+    changed with every ping, and the lobby pushes it to everybody whenever it changes."""
+    name = Lower(Coalesce(NullIf("display_name", Value("")), "username"))
+    users = (
+        User.objects.filter(pk__in=online_ids(), is_bot=False)
+        .only("username", "display_name")
+        .order_by(name, "pk")[:limit]
     )
-    users = User.objects.filter(pk__in=[int(i) for i in ids], is_bot=False).only(
-        "username", "display_name"
-    )
-    return sorted(users, key=lambda u: u.public_name.lower())
+    return list(users)
 
 
 def online_ids() -> set[int]:

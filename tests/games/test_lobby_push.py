@@ -3,6 +3,7 @@ change by the beat task, only what changed sent, the whole of it to a socket tha
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -11,13 +12,15 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from django.utils.html import strip_spaces_between_tags
 
 from accounts import relations
 from accounts.models import User
 from games import services, tasks
+from games.models import Table
 from games.services import lobby, presence
 from musweb.asgi import application
-from tests.factories import login, seat_all
+from tests.factories import login, seat_all, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -211,5 +214,53 @@ def test_the_lobby_page_and_the_push_render_the_same_cards(make_user: Callable[.
     lobby.publish()
     stored = json.loads(presence.client().get(lobby.snapshot_key("es")) or b"{}")
     card = stored["cards"][str(table.pk)]
-    page = Client().get("/").content.decode()
+    page = strip_spaces_between_tags(Client().get("/").content.decode())
     assert card.split("<form")[0] in page  # up to the form, whose token only the page has
+
+
+async def test_a_score_that_changes_is_pushed_alone_not_with_its_card(
+    make_user: Callable[..., User],
+) -> None:
+    players = [await sync_to_async(make_user)(f"s{i}") for i in range(4)]
+    table = await sync_to_async(started_table)(players)
+    await publish()
+    comm = await opened()
+    whole = await next_message(comm)
+    assert whole["scores"] == {str(table.pk): "0 – 0"}
+    assert '<span class="score"></span>' in whole["cards"][str(table.pk)]
+
+    await sync_to_async(Table.objects.filter(pk=table.pk).update)(scores=[2, 5])
+    await publish()
+    update = await next_message(comm)
+    assert update["scores"] == {str(table.pk): "2 – 5"} and "cards" not in update
+    await comm.disconnect()
+
+
+async def test_one_relay_per_process_hands_each_viewer_its_languages_lobby(
+    make_user: Callable[..., User],
+) -> None:
+    got: dict[str, list[dict[str, Any]]] = {}
+
+    def viewer(key: str) -> Callable[[str], Any]:
+        async def send(text: str) -> None:
+            got.setdefault(key, []).append(json.loads(text))
+
+        return send
+
+    keys = [f"{language}-{i}" for language in ("es", "en") for i in range(60)]
+    for key in keys:
+        lobby.watch(key, key[:2], viewer(key))
+    await asyncio.sleep(0.2)  # the relay listening
+    await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    await publish()
+    for _ in range(100):  # handed out in batches, over up to a second
+        if len(got) == len(keys):
+            break
+        await asyncio.sleep(0.05)
+    assert sorted(got) == sorted(keys)
+    assert all(len(messages) == 1 for messages in got.values())
+    assert "Sentarse" in str(got["es-0"][0]["cards"]) and "Sit down" in str(
+        got["en-59"][0]["cards"]
+    )
+    for key in keys:
+        lobby.unwatch(key)

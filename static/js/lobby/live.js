@@ -12,7 +12,8 @@ const empties = {
   playing: document.getElementById("lobby-playing-empty"),
 };
 const provisional = document.getElementById("lobby-provisional");
-const online = document.getElementById("lobby-online");
+const onlineTitle = document.getElementById("lobby-online-title");
+const online = document.getElementById("lobby-online-list");
 let version = null;
 let retry = 1000;
 let socket = null;
@@ -24,7 +25,9 @@ function cardFrom(html) {
 }
 
 function apply(msg) {
-  if (!msg.full && (version === null || msg.v !== version + 1)) {
+  if (!msg.full && version === null) return; // (sent while the whole lobby was being read)
+  if (!msg.full && msg.v <= version) return; // (already in the whole lobby just received)
+  if (!msg.full && msg.v !== version + 1) {
     // An update missed (Redis restarted, say): the socket opened again brings the whole lobby.
     socket.close();
     return;
@@ -43,7 +46,12 @@ function apply(msg) {
     lists[name].replaceChildren(...items.filter(Boolean));
     empties[name].hidden = items.length > 0;
   }
+  for (const [id, score] of Object.entries(msg.scores || {})) {
+    const place = live.querySelector(`li.table-card[data-table="${id}"] .score`);
+    if (place) place.textContent = score;
+  }
   provisional.hidden = msg.open.length + msg.playing.length === 0;
+  if (msg.online_title !== undefined) onlineTitle.textContent = msg.online_title;
   if (msg.online !== undefined) online.innerHTML = msg.online;
 }
 
