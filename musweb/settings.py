@@ -8,8 +8,7 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
-from psycopg_pool import ConnectionPool
-
+from .dbpool import check_connection
 from .env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -102,8 +101,9 @@ DATABASES = {
                 "timeout": 5,
                 # Every connection is checked as it leaves the pool (an empty query): after a
                 # PostgreSQL restart the pool's dead connections are replaced there, unseen,
-                # instead of failing the next requests (docs/deploy.md, «Caídas»).
-                "check": ConnectionPool.check_connection,
+                # instead of failing the next requests (docs/deploy.md, «Caídas»); the first
+                # found dead has every idle one checked at once (musweb.dbpool).
+                "check": check_connection,
                 # While PostgreSQL is down the pool's attempts to connect back off (1, 2, 4, 8 s…):
                 # given up after 2 s, the next request tries again at once, so service comes
                 # back within a second of PostgreSQL, whatever the length of the outage.
