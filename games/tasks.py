@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from .models import Seat, Table
 from .services import (
+    OUTAGES,
     cancel_if_abandoned,
     clockwork,
     close_stale_rematches,
@@ -35,6 +36,14 @@ def sweep_deadlines() -> int:
     First of all, after sweeps that did not run (an outage), every clock moves on by the time
     lost (`services.clockwork.catch_up`): nobody loses a turn or a seat to the server.
     """
+    try:
+        return _sweep()
+    except OUTAGES:
+        clockwork.note_outage()
+        raise
+
+
+def _sweep() -> int:
     clockwork.catch_up()
     done = queue.reap_silent_sockets() + reap_silent_processes()
     now = timezone.now()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
+
 from .dbpool import check_connection
 from .env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
@@ -169,6 +170,9 @@ MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
 MUS_RECUENTO_SECONDS = env_int("MUS_RECUENTO_SECONDS", 15, minimum=1)
 MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
+# Sweeps further apart than this were stopped by an outage: every clock in play moves on by the time
+# lost (games.services.clockwork). A busy worker leaves 3-12 s between sweeps with no outage.
+MUS_SWEEP_GAP_SECONDS = env_int("MUS_SWEEP_GAP_SECONDS", 20, minimum=3)
 # Presence that survives a crashed server process (RULES.md §8.3): each daphne process beats every
 # MUS_PROCESS_BEAT_SECONDS; the sockets of one silent for MUS_PROCESS_TIMEOUT_SECONDS are dropped.
 MUS_PROCESS_BEAT_SECONDS = env_int("MUS_PROCESS_BEAT_SECONDS", 5, minimum=1)
