@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
+from celery.signals import task_failure
 from django.utils import timezone
 
 from .models import Seat, Table
@@ -36,14 +39,6 @@ def sweep_deadlines() -> int:
     First of all, after sweeps that did not run (an outage), every clock moves on by the time
     lost (`services.clockwork.catch_up`): nobody loses a turn or a seat to the server.
     """
-    try:
-        return _sweep()
-    except OUTAGES:
-        clockwork.note_outage()
-        raise
-
-
-def _sweep() -> int:
     clockwork.catch_up()
     done = queue.reap_silent_sockets() + reap_silent_processes()
     now = timezone.now()
@@ -63,6 +58,15 @@ def _sweep() -> int:
         done += int(cancel_if_abandoned(table_id))
     done += close_stale_rematches() + queue.sweep() + invitations.expire()
     return done
+
+
+@task_failure.connect
+def _outage_seen(exception: BaseException | None = None, **_: Any) -> None:
+    """Any task of this worker that fails on PostgreSQL or Redis (often the tournaments' sweep:
+    the clock's own sweep waiting behind it expires unrun) tells the clock an outage is going
+    on (`clockwork.note_outage`)."""
+    if isinstance(exception, OUTAGES):
+        clockwork.note_outage()
 
 
 @shared_task(name=BOT_TURN_TASK, ignore_result=True)

@@ -163,6 +163,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "musweb")
 CELERY_TIMEZONE = "UTC"
+# Notes in the database when it cannot send a task (Redis down): games.services.clockwork.
+CELERY_BEAT_SCHEDULER = "musweb.celery:Scheduler"
 
 # Game timing (RULES.md §8.2 and §8.3).
 MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)

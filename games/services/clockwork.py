@@ -11,13 +11,15 @@ heartbeats, not trusted from before) and sends every table in play its state aga
 Which gaps are an outage: a busy worker alone leaves 3-12 s between sweeps (the sweep's message
 expires while the worker runs other tasks), and moving every clock on then would only slow the
 games and resend every table. So a gap counts when it is longer than `MUS_SWEEP_GAP_SECONDS`
-(20 s), or longer than a couple of sweeps when a sweep of this process failed on PostgreSQL or
-Redis in it (`note_outage`: the short PostgreSQL restart, seen from the worker that runs the sweeps).
+(20 s), or longer than a couple of sweeps when an outage was seen in it: a task of the worker
+failed on PostgreSQL or Redis (`note_outage`: a short PostgreSQL restart), or beat could not send
+the sweep (`record_outage`: a short Redis restart).
 """
 
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -27,12 +29,15 @@ from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 
 from ..models import Seat, ServerProcess, SweepMark, Table
+from .errors import OUTAGES
 from .groups import batched
 from .state import broadcast
 
 log = logging.getLogger(__name__)
 
 SWEEP = "sweep"
+#: When beat last failed to send a sweep (`record_outage`).
+OUTAGE = "outage"
 
 
 #: A sweep of this process failed on an outage since the last one that ran.
@@ -50,9 +55,17 @@ def on_time() -> float:
 
 
 def note_outage() -> None:
-    """A sweep failed on PostgreSQL or Redis: the next gap is an outage, however short."""
+    """A task of this process (the worker's) failed on PostgreSQL or Redis: the next gap is an
+    outage, however short."""
     global _outage_seen
     _outage_seen = True
+
+
+def record_outage() -> None:
+    """Beat could not send the sweep (Redis is down) while PostgreSQL is up: the next gap is an
+    outage, however short, whichever worker runs the next sweep."""
+    with suppress(*OUTAGES):
+        SweepMark.objects.update_or_create(name=OUTAGE, defaults={"ran_at": timezone.now()})
 
 
 def last_sweep() -> datetime | None:
@@ -71,9 +84,10 @@ def catch_up(now: datetime | None = None) -> float:
             SweepMark.objects.create(name=SWEEP, ran_at=now)
             return 0.0
         gap = (now - mark.ran_at).total_seconds()
+        seen = SweepMark.objects.filter(name=OUTAGE, ran_at__gte=mark.ran_at).exists()
         mark.ran_at = max(now, mark.ran_at)
         mark.save(update_fields=["ran_at"])
-        allowed = on_time() if _outage_seen else gap_allowed()
+        allowed = on_time() if _outage_seen or seen else gap_allowed()
         if gap <= allowed:
             _outage_seen = False
             return 0.0

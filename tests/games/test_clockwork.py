@@ -8,6 +8,7 @@ from datetime import timedelta
 from io import StringIO
 from typing import Any
 
+import celery.beat
 import pytest
 import redis
 from django.core.management import call_command
@@ -20,6 +21,7 @@ from games import health, services
 from games.models import Connection, Seat, ServerProcess, SweepMark, Table
 from games.services import clockwork, connections
 from games.tasks import sweep_deadlines
+from musweb.celery import Scheduler
 from tests.factories import started_table
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -107,14 +109,31 @@ def test_a_short_gap_after_a_sweep_failed_on_postgresql_is_an_outage(
 
     with monkeypatch.context() as patched:
         patched.setattr(clockwork, "catch_up", down)
-        with pytest.raises(OperationalError):
-            sweep_deadlines()
+        assert isinstance(sweep_deadlines.apply().result, OperationalError)  # as the worker runs it
     swept_ago(6)  # PostgreSQL came back 6 s after the last sweep that ran
     sweep_deadlines()
     assert (Table.objects.get(pk=table.pk).deadline - deadline).total_seconds() > 4
     # Once caught up, the next short gap is a busy worker again.
     swept_ago(6)
     assert clockwork.catch_up() == 0
+
+
+def test_a_short_gap_in_which_beat_could_not_send_the_sweep_is_an_outage(
+    four_players: list[User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = started_table(four_players)
+    deadline = Table.objects.get(pk=table.pk).deadline
+    swept_ago(6)
+
+    def redis_down(*args: Any, **kwargs: Any) -> None:
+        raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379.")
+
+    monkeypatch.setattr(celery.beat.PersistentScheduler, "apply_async", redis_down)
+    beat = Scheduler.__new__(Scheduler)  # what beat does every second, without its schedule file
+    with pytest.raises(redis.exceptions.ConnectionError):
+        beat.apply_async(None)
+    assert 4 < clockwork.catch_up() < 6
+    assert (Table.objects.get(pk=table.pk).deadline - deadline).total_seconds() > 4
 
 
 def test_after_an_outage_server_processes_get_a_full_timeout_to_beat_again(
