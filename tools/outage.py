@@ -301,6 +301,7 @@ class Drill:
     moved: dict[int, float] = field(default_factory=dict)  # table -> when its version last rose
     versions: dict[int, int] = field(default_factory=dict)  # table -> highest version seen
     over: set[int] = field(default_factory=set)
+    joined: set[int] = field(default_factory=set)  # the players who got a state
     paused: bool = False
     stop: bool = False
 
@@ -314,12 +315,16 @@ class Drill:
             self.phase.failures_after += 1
 
 
-async def player(drill: Drill, table_id: int, cookie: str, seed: int, think: float) -> None:
-    """One player at one table, for the whole drill: reconnects whenever its socket closes, as
-    the table page does; returns once the drill stops or the game is over."""
+async def player(
+    drill: Drill, table_id: int, cookie: str, seed: int, think: float, delay: float
+) -> None:
+    """One player at one table, for the whole drill, from `delay` seconds on: reconnects
+    whenever its socket closes, as the table page does; returns once the drill stops or the game
+    is over."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
+    await asyncio.sleep(delay)
     ws_url = drill.url.replace("http://", "ws://") + f"/ws/mesas/{table_id}/"
     while not drill.stop and table_id not in drill.over:
         try:
@@ -337,14 +342,16 @@ async def player(drill: Drill, table_id: int, cookie: str, seed: int, think: flo
             drill.failure_after_recovery()
             await asyncio.sleep(rng.uniform(1.0, 2.0))  # the page: 1-2 s
             continue
-        code = await _play(drill, ws, table_id, rng, think)
+        code = await _play(drill, ws, table_id, rng, think, seed)
         if code is not None and not drill.stop:
             drill.phase.closes[str(code)] += 1
             drill.failure_after_recovery()
             await asyncio.sleep(rng.uniform(1.0, 2.0))  # the page: 1-2 s
 
 
-async def _play(drill: Drill, ws: Any, table_id: int, rng: random.Random, think: float) -> Any:
+async def _play(
+    drill: Drill, ws: Any, table_id: int, rng: random.Random, think: float, who: int
+) -> Any:
     """Play on one socket; the close code when it closed under us, None when we stopped."""
     from games.engine import bot
 
@@ -401,6 +408,7 @@ async def _play(drill: Drill, ws: Any, table_id: int, rng: random.Random, think:
             if message.get("type") != "state":
                 continue
             latest = message
+            drill.joined.add(who)
             if resyncing is not None:
                 resyncing.cancel()
             if message["v"] > drill.versions.get(table_id, -1):
@@ -443,13 +451,12 @@ def _get(url: str, cookie: str) -> int:
         return 0
 
 
-async def _until_all_seen(drill: Drill, tables: list[int], wait: float) -> float:
-    """Until some client of every table got its state: the players are in. Seconds it took."""
+async def _until_all_in(drill: Drill, players: int, wait: float) -> float:
+    """Until every player got a state on a socket: they are in. Seconds it took."""
     started = time.monotonic()
-    while not all(t in drill.versions for t in tables):
+    while len(drill.joined) < players:
         if time.monotonic() - started > wait:
-            missing = [t for t in tables if t not in drill.versions]
-            raise RuntimeError(f"{len(missing)} tables never got a state: {missing[:10]}")
+            raise RuntimeError(f"{players - len(drill.joined)} players never got a state")
         await asyncio.sleep(0.2)
     return time.monotonic() - started
 
@@ -509,13 +516,17 @@ async def _quiet_restart(
 
 async def run(drill: Drill, clients: list[Any], pg: Postgres, rd: Redis, args: Any) -> float:
     """The players in, then each outage; the seconds the players took to get in."""
+    # The players come in at --connect-rate sockets a second, as tools/loadtest.py's do: all at
+    # once they are a connection storm (docs/performance.md), not what this drill measures.
     players = [
-        asyncio.create_task(player(drill, c.table_id, c.cookie, i, args.think))
+        asyncio.create_task(
+            player(drill, c.table_id, c.cookie, i, args.think, i / args.connect_rate)
+        )
         for i, c in enumerate(clients)
     ]
     cookies = {c.table_id: c.cookie for c in clients}
     try:
-        joined = await _until_all_seen(drill, sorted(cookies), 120)
+        joined = await _until_all_in(drill, len(clients), 180)
         drill.phase.recovered = 0.0  # every failure from here on counts
         await asyncio.sleep(args.warmup)
         await _quiet_restart(drill, pg, args.quiet_actions, args.quiet_pages, cookies)
@@ -643,6 +654,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=15)
     parser.add_argument("--steady", type=float, default=10, help="seconds of play after each")
     parser.add_argument("--think", type=float, default=1.0)
+    parser.add_argument("--connect-rate", type=float, default=25, help="new sockets a second")
     parser.add_argument("--quiet-actions", type=int, default=200)
     parser.add_argument("--quiet-pages", type=int, default=200)
     parser.add_argument("--port", type=int, default=8700, help="daphne's")
