@@ -131,7 +131,8 @@ class TableConsumer(RelayingConsumer):
             await live.heartbeat(self.scope["user"])
             await self.send(text_data=json.dumps({"type": "pong"}))
         elif kind == "sync":
-            await self.send_state()
+            if not await self.send_state():  # asked for the table: never silence
+                await self.send_error("unavailable", Unavailable().message, with_state=False)
         else:
             await self.send_error("unknown_type", _("Tipo de mensaje desconocido."))
 
@@ -166,13 +167,15 @@ class TableConsumer(RelayingConsumer):
         if with_state:
             await self.send_state()
 
-    async def send_state(self) -> None:
+    async def send_state(self) -> bool:
+        """This socket's state of the table; False when the database could not be read."""
         try:
             state = await live.current_state(self.table_id, self.scope["user"])
         except ServiceError:
-            return  # the database is down: the table is sent again when it is back
+            return False  # the database is down: the table is sent again when it is back
         if state is not None:
             await self.send(text_data=json.dumps(state))
+        return True
 
     # Group messages -------------------------------------------------------------------------
     async def table_state(self, event: dict[str, Any]) -> None:

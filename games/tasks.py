@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
+from celery.signals import task_failure
 from django.utils import timezone
 
 from .models import Seat, Table
 from .services import (
+    OUTAGES,
     cancel_if_abandoned,
     clockwork,
     close_stale_rematches,
@@ -55,6 +59,15 @@ def sweep_deadlines() -> int:
         done += int(cancel_if_abandoned(table_id))
     done += close_stale_rematches() + queue.sweep() + invitations.expire()
     return done
+
+
+@task_failure.connect
+def _outage_seen(exception: BaseException | None = None, **_: Any) -> None:
+    """Any task of this worker that fails on PostgreSQL or Redis (often the tournaments' sweep:
+    the clock's own sweep waiting behind it expires unrun) tells the clock an outage is going
+    on (`clockwork.note_outage`)."""
+    if isinstance(exception, OUTAGES):
+        clockwork.note_outage()
 
 
 @shared_task(name=BOT_TURN_TASK, ignore_result=True)

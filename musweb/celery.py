@@ -1,8 +1,10 @@
 """The Celery app: Redis broker, tasks discovered from the Django apps."""
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.beat import PersistentScheduler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "musweb.settings")
 
@@ -37,3 +39,18 @@ def _schedule_sweeps(sender: Celery, **_: object) -> None:
     )
     # A finished game whose rating task was lost is rated within a minute.
     sender.add_periodic_task(60.0, sender.signature("rankings.rate_pending"), name="rate-pending")
+
+
+class Scheduler(PersistentScheduler):
+    """Beat's scheduler (`CELERY_BEAT_SCHEDULER`): a task it cannot send (Redis is down) is noted
+    in the database, so that the sweep after the outage moves the clocks on however short it was
+    (games.services.clockwork)."""
+
+    def apply_async(self, entry: Any, producer: Any = None, advance: bool = True, **kw: Any) -> Any:
+        try:
+            return super().apply_async(entry, producer, advance, **kw)
+        except Exception:
+            from games.services import clockwork
+
+            clockwork.record_outage()
+            raise

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
-from psycopg_pool import ConnectionPool
 
+from .dbpool import check_connection
 from .env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -102,8 +102,9 @@ DATABASES = {
                 "timeout": 5,
                 # Every connection is checked as it leaves the pool (an empty query): after a
                 # PostgreSQL restart the pool's dead connections are replaced there, unseen,
-                # instead of failing the next requests (docs/deploy.md, «Caídas»).
-                "check": ConnectionPool.check_connection,
+                # instead of failing the next requests (docs/deploy.md, «Caídas»); the first
+                # found dead has every idle one checked at once (musweb.dbpool).
+                "check": check_connection,
                 # While PostgreSQL is down the pool's attempts to connect back off (1, 2, 4, 8 s…):
                 # given up after 2 s, the next request tries again at once, so service comes
                 # back within a second of PostgreSQL, whatever the length of the outage.
@@ -162,6 +163,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "musweb")
 CELERY_TIMEZONE = "UTC"
+# Notes in the database when it cannot send a task (Redis down): games.services.clockwork.
+CELERY_BEAT_SCHEDULER = "musweb.celery:Scheduler"
 
 # Game timing (RULES.md §8.2 and §8.3).
 MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)
@@ -171,6 +174,9 @@ MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
 # How often the lobby's lists are rendered and what changed pushed to its sockets (games.push_lobby).
 MUS_LOBBY_SECONDS = env_int("MUS_LOBBY_SECONDS", 2, minimum=1)
+# Sweeps further apart than this were stopped by an outage: every clock in play moves on by the time
+# lost (games.services.clockwork). A busy worker leaves 3-12 s between sweeps with no outage.
+MUS_SWEEP_GAP_SECONDS = env_int("MUS_SWEEP_GAP_SECONDS", 20, minimum=3)
 # Presence that survives a crashed server process (RULES.md §8.3): each daphne process beats every
 # MUS_PROCESS_BEAT_SECONDS; the sockets of one silent for MUS_PROCESS_TIMEOUT_SECONDS are dropped.
 MUS_PROCESS_BEAT_SECONDS = env_int("MUS_PROCESS_BEAT_SECONDS", 5, minimum=1)

@@ -27,7 +27,9 @@ import asyncio
 import json
 import os
 import random
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -48,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Game-level refusals a client may get by racing the others (not failures of the site).
 GAME_CODES = {"stale", "game_over", "not_your_turn", "already_ready", "conflict"}
 UNANSWERED_AFTER = 10.0  # seconds an open socket may take to answer an action
+RESYNC_SECONDS = 2.0  # the table page's RESYNC_MS (static/js/table/socket.js)
 
 
 def _pg_bin(name: str) -> str:
@@ -57,15 +60,35 @@ def _pg_bin(name: str) -> str:
     return str(found[-1])
 
 
+class DrillTimeout(Exception):
+    """The drill ran past `--timeout`: everything it started is stopped all the same."""
+
+
+def _kill_group(proc: subprocess.Popen[bytes], grace: float = 15.0) -> None:
+    """SIGTERM to `proc`'s process group (it was started in a session of its own), then SIGKILL
+    to what is left of it after `grace` seconds."""
+    if proc.poll() is None:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        with suppress(subprocess.TimeoutExpired):
+            proc.wait(grace)
+    with suppress(ProcessLookupError):  # the group's other members, even when the leader is gone
+        os.killpg(proc.pid, signal.SIGKILL)
+    with suppress(subprocess.TimeoutExpired):
+        proc.wait(5)
+
+
 class Postgres:
     """A throwaway PostgreSQL cluster in `base`, on `port` (run as `postgres` when we are root)."""
 
     def __init__(self, base: Path, port: int) -> None:
         self.dir, self.port, self.log = base / "pg", port, base / "postgres.log"
 
-    def _run(self, *cmd: str) -> None:
+    def _run(self, *cmd: str, timeout: float = 120) -> None:
         as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        subprocess.run([*as_postgres, *cmd], check=True, capture_output=True, cwd="/tmp")
+        subprocess.run(
+            [*as_postgres, *cmd], check=True, capture_output=True, cwd="/tmp", timeout=timeout
+        )
 
     def create(self) -> None:
         self.dir.mkdir()
@@ -87,14 +110,28 @@ class Postgres:
             "-l",
             str(self.log),
             "-w",
+            "-t",
+            "60",
             "-o",
             options,
             "start",
         )
 
     def stop(self) -> None:
-        with suppress(subprocess.CalledProcessError):
-            self._run(_pg_bin("pg_ctl"), "-D", str(self.dir), "-m", "fast", "-w", "stop")
+        """A fast shutdown, as `pg_ctlcluster … restart` does: every connection is ended."""
+        self._run(_pg_bin("pg_ctl"), "-D", str(self.dir), "-m", "fast", "-w", "-t", "60", "stop")
+
+    def destroy(self) -> None:
+        """Stopped whatever happened: fast, else immediate, else the postmaster killed."""
+        if not (self.dir / "postmaster.pid").exists():
+            return
+        for mode in ("fast", "immediate"):
+            with suppress(subprocess.SubprocessError, OSError):
+                self._run(_pg_bin("pg_ctl"), "-D", str(self.dir), "-m", mode, "-w", "stop")
+                return
+        with suppress(OSError, ValueError):
+            pid = int((self.dir / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGKILL)
 
 
 class Redis:
@@ -122,19 +159,25 @@ class Redis:
                 ],
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         _wait_port(self.port, self.proc, self.log)
 
     def stop(self) -> None:
         """`redis-cli shutdown nosave`, as the issue did."""
         subprocess.run(
-            ["redis-cli", "-p", str(self.port), "shutdown", "nosave"], capture_output=True
+            ["redis-cli", "-p", str(self.port), "shutdown", "nosave"],
+            capture_output=True,
+            timeout=30,
         )
         if self.proc is not None:
             with suppress(subprocess.TimeoutExpired):
                 self.proc.wait(10)
-            if self.proc.poll() is None:
-                self.proc.kill()
+            _kill_group(self.proc, 0)
+
+    def destroy(self) -> None:
+        if self.proc is not None:
+            _kill_group(self.proc, 5)
 
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> None:
@@ -150,7 +193,8 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: flo
 
 @contextmanager
 def site(env: dict[str, str], port: int, base: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """daphne (as scripts/run.sh starts it) and a Celery worker with beat."""
+    """daphne (as scripts/run.sh starts it) and a Celery worker with beat, each in a process
+    group of its own that is ended, whatever happens, on the way out."""
     procs: list[subprocess.Popen[bytes]] = []
     commands = {
         "daphne": [
@@ -183,18 +227,47 @@ def site(env: dict[str, str], port: int, base: Path) -> Iterator[list[subprocess
         for name, cmd in commands.items():
             with (base / f"{name}.log").open("w") as out:
                 procs.append(
-                    subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+                    subprocess.Popen(
+                        cmd,
+                        cwd=ROOT,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    )
                 )
-        _wait_port(port, procs[0], base / "daphne.log")
         yield procs
     finally:
         for proc in procs:
-            proc.terminate()
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
         for proc in procs:
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            _kill_group(proc)
+
+
+def wait_healthy(
+    url: str, procs: list[subprocess.Popen[bytes]], base: Path, timeout: float
+) -> float:
+    """Until `/salud/` says everything is up: PostgreSQL, Redis, a worker answering and a sweep
+    run by beat (the site can take half a minute to start on a busy machine). Seconds it took."""
+    started = time.monotonic()
+    last: Any = None
+    while time.monotonic() - started < timeout:
+        for proc, name in zip(procs, ("daphne", "celery"), strict=True):
+            if proc.poll() is not None:
+                log = (base / f"{name}.log").read_text()[-3000:]
+                raise RuntimeError(f"{name} exited ({proc.returncode}):\n{log}")
+        try:
+            with urllib.request.urlopen(url + "/salud/", timeout=5) as response:
+                last = orjson.loads(response.read())
+                if last.get("ok"):
+                    return time.monotonic() - started
+        except urllib.error.HTTPError as exc:
+            last = exc.code
+        except OSError as exc:
+            last = exc
+        time.sleep(0.5)
+    raise RuntimeError(f"the site was not healthy within {timeout:.0f} s: {last}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -208,14 +281,16 @@ class Phase:
     started: float
     back: float | None = None  # when the service was up again
     sent: int = 0
-    answered: int = 0
+    answered: int = 0  # by a state that moved past it or by an error (`unavailable` included)
     unanswered: int = 0  # an open socket left an action without a state or an error
+    cut: int = 0  # the socket closed (1013, or dropped) before an answer: the client resyncs
     errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[str] = field(default_factory=Counter)
     connect_failures: int = 0
     failures_after: int = 0  # once recovered: unavailable, failed connections, closed sockets
     recovered: float | None = None  # seconds from `back` until every table had moved on
     pages: Counter[int] = field(default_factory=Counter)
+    slowest: list[tuple[float, int]] = field(default_factory=list)  # (seconds, table), 3 slowest
 
 
 @dataclass
@@ -224,8 +299,9 @@ class Drill:
     phase: Phase
     phases: list[Phase] = field(default_factory=list)
     moved: dict[int, float] = field(default_factory=dict)  # table -> when its version last rose
-    versions: dict[int, int] = field(default_factory=dict)
+    versions: dict[int, int] = field(default_factory=dict)  # table -> highest version seen
     over: set[int] = field(default_factory=set)
+    joined: set[int] = field(default_factory=set)  # the players who got a state
     paused: bool = False
     stop: bool = False
 
@@ -239,11 +315,16 @@ class Drill:
             self.phase.failures_after += 1
 
 
-async def player(drill: Drill, table_id: int, cookie: str, seed: int, think: float) -> None:
-    """One player at one table, for the whole drill: reconnects whenever its socket closes."""
+async def player(
+    drill: Drill, table_id: int, cookie: str, seed: int, think: float, delay: float
+) -> None:
+    """One player at one table, for the whole drill, from `delay` seconds on: reconnects
+    whenever its socket closes, as the table page does; returns once the drill stops or the game
+    is over."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(seed)
+    await asyncio.sleep(delay)
     ws_url = drill.url.replace("http://", "ws://") + f"/ws/mesas/{table_id}/"
     while not drill.stop and table_id not in drill.over:
         try:
@@ -251,27 +332,33 @@ async def player(drill: Drill, table_id: int, cookie: str, seed: int, think: flo
                 ws_url,
                 additional_headers={"Cookie": cookie, "Origin": drill.url},
                 open_timeout=10,
+                close_timeout=2,
                 max_size=2**22,
             )
         except Exception:
+            if drill.stop:
+                return
             drill.phase.connect_failures += 1
             drill.failure_after_recovery()
-            await asyncio.sleep(rng.uniform(0.5, 1.0))
+            await asyncio.sleep(rng.uniform(1.0, 2.0))  # the page: 1-2 s
             continue
-        code = await _play(drill, ws, table_id, rng, think)
-        if code is not None:
+        code = await _play(drill, ws, table_id, rng, think, seed)
+        if code is not None and not drill.stop:
             drill.phase.closes[str(code)] += 1
             drill.failure_after_recovery()
-            await asyncio.sleep(rng.uniform(0.5, 1.0))
+            await asyncio.sleep(rng.uniform(1.0, 2.0))  # the page: 1-2 s
 
 
-async def _play(drill: Drill, ws: Any, table_id: int, rng: random.Random, think: float) -> Any:
+async def _play(
+    drill: Drill, ws: Any, table_id: int, rng: random.Random, think: float, who: int
+) -> Any:
     """Play on one socket; the close code when it closed under us, None when we stopped."""
     from games.engine import bot
 
     pending: tuple[int, float, Phase] | None = None
     latest: dict[str, Any] = {}
     acting: asyncio.Task[None] | None = None
+    resyncing: asyncio.Task[None] | None = None
 
     async def act_later() -> None:
         nonlocal pending
@@ -286,6 +373,11 @@ async def _play(drill: Drill, ws: Any, table_id: int, rng: random.Random, think:
         pending = (state["v"], time.monotonic(), drill.phase)
         drill.phase.sent += 1
         await ws.send(orjson.dumps({"type": "action", "v": state["v"], **action}).decode())
+
+    async def resync() -> None:  # as the table page does after `unavailable`: until a state
+        while True:
+            await asyncio.sleep(RESYNC_SECONDS)
+            await ws.send('{"type": "sync"}')
 
     def answered() -> None:
         nonlocal pending
@@ -310,14 +402,15 @@ async def _play(drill: Drill, ws: Any, table_id: int, rng: random.Random, think:
                 if code not in GAME_CODES:
                     drill.failure_after_recovery()
                 answered()
-                if code == "unavailable":  # as the table page does: ask again in a moment
-                    asyncio.get_running_loop().call_later(
-                        1.0, lambda: asyncio.ensure_future(_sync(ws))
-                    )
+                if code == "unavailable" and (resyncing is None or resyncing.done()):
+                    resyncing = asyncio.create_task(resync())
                 continue
             if message.get("type") != "state":
                 continue
             latest = message
+            drill.joined.add(who)
+            if resyncing is not None:
+                resyncing.cancel()
             if message["v"] > drill.versions.get(table_id, -1):
                 drill.versions[table_id] = message["v"]
                 drill.moved[table_id] = time.monotonic()
@@ -330,31 +423,42 @@ async def _play(drill: Drill, ws: Any, table_id: int, rng: random.Random, think:
             if legal and pending is None and (acting is None or acting.done()):
                 acting = asyncio.create_task(act_later())
     except Exception:
+        if drill.stop:
+            return None
+        if pending is not None:
+            pending[2].cut += 1
         return getattr(ws, "close_code", None) or "dropped"
     finally:
-        if acting is not None:
-            acting.cancel()
+        for task in (acting, resyncing):
+            if task is not None:
+                task.cancel()
         with suppress(Exception):
             await ws.close()
     return None
 
 
-async def _sync(ws: Any) -> None:
-    with suppress(Exception):
-        await ws.send('{"type": "sync"}')
-
-
 # ------------------------------------------------------------------------------------------------
 # The drill.
 # ------------------------------------------------------------------------------------------------
-def _get(url: str) -> int:
+def _get(url: str, cookie: str) -> int:
+    request = urllib.request.Request(url, headers={"Cookie": cookie})
     try:
-        with urllib.request.urlopen(url, timeout=15) as response:
+        with urllib.request.urlopen(request, timeout=15) as response:
             return int(response.status)
     except urllib.error.HTTPError as exc:
         return int(exc.code)
     except OSError:
         return 0
+
+
+async def _until_all_in(drill: Drill, players: int, wait: float) -> float:
+    """Until every player got a state on a socket: they are in. Seconds it took."""
+    started = time.monotonic()
+    while len(drill.joined) < players:
+        if time.monotonic() - started > wait:
+            raise RuntimeError(f"{players - len(drill.joined)} players never got a state")
+        await asyncio.sleep(0.2)
+    return time.monotonic() - started
 
 
 async def _recovery(drill: Drill, phase: Phase, wait: float) -> None:
@@ -364,7 +468,9 @@ async def _recovery(drill: Drill, phase: Phase, wait: float) -> None:
     while time.monotonic() < deadline:
         playing = [t for t in drill.versions if t not in drill.over]
         if all(drill.moved.get(t, 0) > phase.back for t in playing):
-            phase.recovered = max([drill.moved[t] - phase.back for t in playing], default=0.0)
+            times = sorted(((drill.moved[t] - phase.back, t) for t in playing), reverse=True)
+            phase.recovered = times[0][0] if times else 0.0
+            phase.slowest = [(round(s, 1), t) for s, t in times[:3]]
             return
         await asyncio.sleep(0.1)
 
@@ -382,8 +488,11 @@ async def _outage(
     return phase
 
 
-async def _quiet_restart(drill: Drill, pg: Postgres, actions: int) -> Phase:
-    """PostgreSQL restarted with no traffic; then 200 pages and `actions` socket actions."""
+async def _quiet_restart(
+    drill: Drill, pg: Postgres, actions: int, pages: int, cookies: dict[int, str]
+) -> Phase:
+    """PostgreSQL restarted with no traffic; then `pages` page requests (the lobby and the table
+    pages, signed in: each reads the session and tables) and `actions` socket actions."""
     drill.paused = True
     await asyncio.sleep(3)  # what was sent is answered
     phase = drill.begin("postgres-quiet")
@@ -392,50 +501,119 @@ async def _quiet_restart(drill: Drill, pg: Postgres, actions: int) -> Phase:
     phase.back = time.monotonic()
     phase.recovered = 0.0  # every failure from here on counts
     await asyncio.sleep(1)
-    for i in range(200):
-        phase.pages[await asyncio.to_thread(_get, drill.url + ("/" if i % 2 else "/reglas/"))] += 1
+    tables = sorted(cookies)
+    for i in range(pages):
+        table = tables[i % len(tables)]
+        path = "/" if i % 2 else f"/mesas/{table}/"
+        phase.pages[await asyncio.to_thread(_get, drill.url + path, cookies[table])] += 1
     drill.paused = False
-    while phase.sent < actions and not drill.stop:  # noqa: ASYNC110
+    waited = time.monotonic()
+    while phase.sent < actions and not drill.stop and time.monotonic() - waited < 120:  # noqa: ASYNC110
         await asyncio.sleep(0.2)
     await asyncio.sleep(3)  # their answers
     return phase
 
 
-async def run(drill: Drill, clients: list[Any], pg: Postgres, rd: Redis, args: Any) -> None:
+async def run(drill: Drill, clients: list[Any], pg: Postgres, rd: Redis, args: Any) -> float:
+    """The players in, then each outage; the seconds the players took to get in."""
+    # The players come in at --connect-rate sockets a second, as tools/loadtest.py's do: all at
+    # once they are a connection storm (docs/performance.md), not what this drill measures.
     players = [
-        asyncio.create_task(player(drill, c.table_id, c.cookie, i, args.think))
+        asyncio.create_task(
+            player(drill, c.table_id, c.cookie, i, args.think, i / args.connect_rate)
+        )
         for i, c in enumerate(clients)
     ]
-    await asyncio.sleep(args.warmup)
-    await _quiet_restart(drill, pg, args.quiet_actions)
-    await _outage(drill, "postgres", pg.stop, pg.start, args.down, args.steady)
-    await _outage(drill, "redis", rd.stop, rd.start, args.down, args.steady)
-    drill.stop = True
-    await asyncio.gather(*players, return_exceptions=True)
+    cookies = {c.table_id: c.cookie for c in clients}
+    try:
+        joined = await _until_all_in(drill, len(clients), 180)
+        drill.phase.recovered = 0.0  # every failure from here on counts
+        await asyncio.sleep(args.warmup)
+        await _quiet_restart(drill, pg, args.quiet_actions, args.quiet_pages, cookies)
+        await _outage(drill, "postgres", pg.stop, pg.start, args.down, args.steady)
+        await _outage(drill, "redis", rd.stop, rd.start, args.down, args.steady)
+    finally:
+        drill.stop = True
+        _, late = await asyncio.wait(players, timeout=30)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+    return joined
 
 
-def check_games(run_name: str) -> dict[str, Any]:
-    """Every table of the drill: its record replays to its stored score; none cancelled."""
+def check_games(run_name: str, seen: dict[int, int]) -> dict[str, Any]:
+    """Every table of the drill: its record replays to the score and phase stored with it, its
+    version is at least the highest a client was sent (nothing sent that was not stored), none
+    was cancelled, and no turn was played by the clock (nobody charged for an outage)."""
     from games import engine
+    from games.engine.record import result as summary
     from games.models import Table
 
-    tables = Table.objects.filter(host__username__startswith=f"lt-{run_name}-")
-    statuses = Counter(tables.values_list("status", flat=True))
-    corrupt = [
-        t.pk
-        for t in tables
-        if t.record is None or engine.replay_result(t.record)["scores"] != list(t.scores)
+    tables = list(Table.objects.filter(host__username__startswith=f"lt-{run_name}-"))
+    corrupt, behind, clocked, by_clock = [], [], [], 0
+    for t in tables:
+        try:
+            replayed = engine.replay(t.record)
+        except Exception:
+            corrupt.append(t.pk)
+            continue
+        result = summary(replayed)
+        if result["scores"] != list(t.scores) or replayed.phase != t.phase:
+            corrupt.append(t.pk)
+        if t.version < seen.get(t.pk, 0):
+            behind.append(t.pk)
+        for h, hand in enumerate(t.record["hands"]):
+            for a, action in enumerate(hand["actions"]):
+                if action.get("by") == "clock":
+                    by_clock += 1
+                    clocked.append(f"table {t.pk} hand {h} action {a}: {action}")
+    return {
+        "tables": len(tables),
+        "statuses": dict(Counter(t.status for t in tables)),
+        "finished": sum(t.status == Table.Status.FINISHED for t in tables),
+        "corrupt": corrupt,
+        "behind": behind,
+        "by_clock": by_clock,
+        "clocked": clocked[:10],
+        "moves": sum(t.version for t in tables),
+    }
+
+
+def verdict(drill: Drill, games: dict[str, Any], tables: int) -> list[str]:
+    """What must always hold, each broken rule a line (none: the drill passed)."""
+    broken = []
+    for p in drill.phases:
+        if p.unanswered:
+            broken.append(f"{p.name}: {p.unanswered} actions never answered")
+        if p.back is not None and p.recovered is None:
+            broken.append(f"{p.name}: the tables did not all move on within 60 s")
+        if p.failures_after:
+            broken.append(f"{p.name}: {p.failures_after} failures after recovery")
+    quiet = next((p for p in drill.phases if p.name == "postgres-quiet"), None)
+    if quiet is not None and set(quiet.pages) - {200}:
+        broken.append(f"postgres-quiet: pages {dict(quiet.pages)}")
+    if games["tables"] != tables or games["corrupt"] or games["behind"]:
+        broken.append(f"games lost or corrupt: {games}")
+    if "cancelada" in games["statuses"]:
+        broken.append(f"games cancelled: {games['statuses']}")
+    if games["by_clock"]:
+        broken.append(f"{games['by_clock']} turns played by the clock")
+    return broken
+
+
+def report(drill: Drill, games: dict[str, Any], tables: int, times: dict[str, float]) -> str:
+    lines = [
+        f"outage drill: {tables} tables of four bot clients over WebSockets "
+        f"(site healthy after {times['healthy']:.1f} s, players in after {times['joined']:.1f} s)"
     ]
-    return {"tables": tables.count(), "statuses": dict(statuses), "corrupt": corrupt}
-
-
-def report(drill: Drill, games: dict[str, Any], tables: int) -> str:
-    lines = [f"outage drill: {tables} tables of four bot clients over WebSockets"]
     for p in drill.phases:
         recovered = "never" if p.recovered is None else f"{p.recovered:.1f} s"
+        if p.back is None:
+            recovered = "-"
         lines.append(
-            f"  {p.name:15} actions {p.sent:5}  answered {p.answered:5}  unanswered "
-            f"{p.unanswered}  recovery {recovered}  failures after recovery {p.failures_after}"
+            f"  {p.name:15} actions sent {p.sent:5}  answered {p.answered:5}  unanswered "
+            f"{p.unanswered}  cut by a close {p.cut}  recovery {recovered}  "
+            f"failures after recovery {p.failures_after}"
         )
         extra = []
         if p.errors:
@@ -444,15 +622,29 @@ def report(drill: Drill, games: dict[str, Any], tables: int) -> str:
             extra.append("closes " + ", ".join(f"{k} {v}" for k, v in p.closes.most_common()))
         if p.connect_failures:
             extra.append(f"failed connections {p.connect_failures}")
+        if p.slowest:
+            extra.append("slowest " + ", ".join(f"table {t} {s} s" for s, t in p.slowest))
         if p.pages:
             extra.append("pages " + ", ".join(f"{k}: {v}" for k, v in sorted(p.pages.items())))
         if extra:
             lines.append("                  " + "; ".join(extra))
     lines.append(
-        f"  games: {games['tables']} tables, {games['statuses']}, "
-        f"{len(games['corrupt'])} whose record does not replay to its score"
+        f"  games: {games['tables']} tables, {games['statuses']}, {games['moves']} moves stored, "
+        f"{len(games['corrupt'])} whose record does not replay to its score, "
+        f"{len(games['behind'])} behind what was sent, {games['by_clock']} turns played by the clock"
     )
+    lines.append(
+        f"  clocks moved on after sweep gaps of {', '.join(games['catch_ups']) or 'none'} s"
+    )
+    lines += [f"    played by the clock: {c}" for c in games["clocked"]]
     return "\n".join(lines)
+
+
+def _raise(exc: type[BaseException]) -> Any:
+    def handler(signum: int, frame: Any) -> None:
+        raise exc(f"signal {signum}")
+
+    return handler
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -462,11 +654,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=15)
     parser.add_argument("--steady", type=float, default=10, help="seconds of play after each")
     parser.add_argument("--think", type=float, default=1.0)
+    parser.add_argument("--connect-rate", type=float, default=25, help="new sockets a second")
     parser.add_argument("--quiet-actions", type=int, default=200)
+    parser.add_argument("--quiet-pages", type=int, default=200)
     parser.add_argument("--port", type=int, default=8700, help="daphne's")
-    parser.add_argument("--pg-port", type=int, default=55432)
-    parser.add_argument("--redis-port", type=int, default=6390)
+    parser.add_argument("--pg-port", type=int, default=5450)
+    parser.add_argument("--redis-port", type=int, default=6450)
+    parser.add_argument("--timeout", type=float, default=600, help="the whole drill, at most")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the services' logs")
     args = parser.parse_args(argv)
 
     base = Path(tempfile.mkdtemp(prefix="musweb-outage-"))
@@ -483,34 +679,69 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("CHANNELS_PREFIX", "CACHE_PREFIX", "CELERY_QUEUE"):
         env.pop(key, None)
     os.environ.update(env)
+    # Whatever ends the drill (a failure, Ctrl-C, SIGTERM, the timeout), what it started is
+    # stopped on the way out.
+    signal.signal(signal.SIGTERM, _raise(SystemExit))
+    signal.signal(signal.SIGALRM, _raise(DrillTimeout))
+    signal.alarm(int(args.timeout))
+    url = f"http://127.0.0.1:{args.port}"
+    drill = Drill(url, Phase("play", time.monotonic()))
+    drill.phases.append(drill.phase)
     try:
         pg.create()
         rd.start()
         subprocess.run(
-            [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
+            [sys.executable, "manage.py", "migrate", "-v0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=300,
         )
         import django
 
         django.setup()
         from tools import loadtest
 
-        clients = loadtest.setup_tables(args.tables, "4-reyes", "drill")
-        drill = Drill(f"http://127.0.0.1:{args.port}", Phase("play", time.monotonic()))
-        drill.phases.append(drill.phase)
-        with site(env, args.port, base):
-            asyncio.run(run(drill, clients, pg, rd, args))
+        with site(env, args.port, base) as procs:
+            times = {"healthy": wait_healthy(url, procs, base, 300)}
+            # The tables only now, and their players straight away: a seat waits for its player
+            # MUS_RECONNECT_SECONDS from the deal, then the game is cancelled.
+            clients = loadtest.setup_tables(args.tables, "4-reyes", "drill")
+            drill.phase.started = time.monotonic()
+            times["joined"] = asyncio.run(run(drill, clients, pg, rd, args))
         from django.db import connections
 
         connections.close_all()
-        games = check_games("drill")
+        games = check_games("drill", drill.versions)
+        # The sweeps after each outage that moved the clocks on (games.services.clockwork).
+        games["catch_ups"] = re.findall(
+            r"sweeps stopped for ([0-9.]+) s", (base / "celery.log").read_text()
+        )
     finally:
-        rd.stop()
-        pg.stop()
-        shutil.rmtree(base, ignore_errors=True)
-    print(report(drill, games, args.tables))
+        signal.alarm(0)
+        rd.destroy()
+        pg.destroy()
+        if args.keep:
+            shutil.rmtree(base / "pg", ignore_errors=True)
+            print(f"logs in {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+    print(report(drill, games, args.tables, times))
+    broken = verdict(drill, games, args.tables)
+    for line in broken:
+        print("FAILED:", line)
     if args.json:
-        print(json.dumps({"phases": [_figures(p) for p in drill.phases], "games": games}))
-    return 0
+        print(
+            json.dumps(
+                {
+                    "phases": [_figures(p) for p in drill.phases],
+                    "games": games,
+                    "times": times,
+                    "broken": broken,
+                }
+            )
+        )
+    return 1 if broken else 0
 
 
 def _figures(p: Phase) -> dict[str, Any]:
@@ -519,6 +750,7 @@ def _figures(p: Phase) -> dict[str, Any]:
         "sent": p.sent,
         "answered": p.answered,
         "unanswered": p.unanswered,
+        "cut": p.cut,
         "recovered": p.recovered,
         "failures_after": p.failures_after,
         "errors": dict(p.errors),

@@ -8,9 +8,11 @@ from datetime import timedelta
 from io import StringIO
 from typing import Any
 
+import celery.beat
 import pytest
 import redis
 from django.core.management import call_command
+from django.db import OperationalError
 from django.test import Client
 from django.utils import timezone
 
@@ -19,6 +21,7 @@ from games import health, services
 from games.models import Connection, Seat, ServerProcess, SweepMark, Table
 from games.services import clockwork, connections
 from games.tasks import sweep_deadlines
+from musweb.celery import Scheduler
 from tests.factories import started_table
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -70,6 +73,67 @@ def test_sweeps_on_time_move_no_clock(four_players: list[User]) -> None:
     swept_ago(1)
     assert clockwork.catch_up() == 0
     assert Table.objects.get(pk=table.pk).deadline == deadline
+
+
+def test_a_busy_workers_late_sweeps_move_no_clock(four_players: list[User]) -> None:
+    # Under load the sweep's message expires while the worker runs other tasks: 3-12 s between
+    # sweeps with PostgreSQL and Redis up, and the turns that ran out in it are played.
+    table = started_table(four_players)
+    Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=2))
+    swept_ago(12)
+    sweep_deadlines()
+    assert Table.objects.get(pk=table.pk).version == table.version + 1  # the clock played it
+
+
+def test_a_gap_longer_than_the_setting_is_an_outage(
+    four_players: list[User], settings: Any
+) -> None:
+    settings.MUS_SWEEP_GAP_SECONDS = 8
+    table = started_table(four_players)
+    deadline = Table.objects.get(pk=table.pk).deadline
+    swept_ago(12)
+    assert 10 < clockwork.catch_up() < 12
+    assert (Table.objects.get(pk=table.pk).deadline - deadline).total_seconds() > 10
+
+
+def test_a_short_gap_after_a_sweep_failed_on_postgresql_is_an_outage(
+    four_players: list[User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = started_table(four_players)
+    deadline = Table.objects.get(pk=table.pk).deadline
+    swept_ago(1)
+    clockwork._outage_seen = False
+
+    def down() -> float:
+        raise OperationalError("connection failed: server closed the connection unexpectedly")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(clockwork, "catch_up", down)
+        assert isinstance(sweep_deadlines.apply().result, OperationalError)  # as the worker runs it
+    swept_ago(6)  # PostgreSQL came back 6 s after the last sweep that ran
+    sweep_deadlines()
+    assert (Table.objects.get(pk=table.pk).deadline - deadline).total_seconds() > 4
+    # Once caught up, the next short gap is a busy worker again.
+    swept_ago(6)
+    assert clockwork.catch_up() == 0
+
+
+def test_a_short_gap_in_which_beat_could_not_send_the_sweep_is_an_outage(
+    four_players: list[User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = started_table(four_players)
+    deadline = Table.objects.get(pk=table.pk).deadline
+    swept_ago(6)
+
+    def redis_down(*args: Any, **kwargs: Any) -> None:
+        raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379.")
+
+    monkeypatch.setattr(celery.beat.PersistentScheduler, "apply_async", redis_down)
+    beat = Scheduler.__new__(Scheduler)  # what beat does every second, without its schedule file
+    with pytest.raises(redis.exceptions.ConnectionError):
+        beat.apply_async(None)
+    assert 4 < clockwork.catch_up() < 6
+    assert (Table.objects.get(pk=table.pk).deadline - deadline).total_seconds() > 4
 
 
 def test_after_an_outage_server_processes_get_a_full_timeout_to_beat_again(

@@ -171,6 +171,10 @@ async def test_an_action_while_the_database_is_down_is_answered_unavailable_and_
     answer = await receive(comms[mano])
     assert answer["type"] == "error" and answer["code"] == "unavailable"
     assert "reconectando" in answer["message"]
+    # Asking for the table while it cannot be read is answered too: ask again in a moment.
+    await comms[mano].send_json_to({"type": "sync"})
+    answer = await receive(comms[mano])
+    assert answer["type"] == "error" and answer["code"] == "unavailable"
     monkeypatch.undo()
     assert (await Table.objects.aget(pk=table.pk)).version == table.version
     # Back: the player asks for the table (the page does, every few seconds) and plays on.
