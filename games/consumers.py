@@ -49,6 +49,36 @@ class RelayingConsumer(AsyncWebsocketConsumer):
         await handler(message)
 
 
+class ListeningConsumer(RelayingConsumer):
+    """A socket that only listens (the player's, the lobby's): a ping gets a pong (`pinged`
+    first), anything else an error; the socket stays open."""
+
+    max_message_bytes = 512
+    language: str = "es"
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            if text_data is None or len(text_data) > self.max_message_bytes:
+                raise ValueError
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error("malformed", _("Mensaje mal formado."))
+            return
+        if isinstance(message, dict) and message.get("type") == "ping":
+            await self.pinged()
+            await self.send(text_data='{"type": "pong"}')
+        else:
+            await self.send_error("unknown_type", _("Tipo de mensaje desconocido."))
+
+    async def pinged(self) -> None:
+        """What a ping means besides its pong."""
+
+    async def send_error(self, code: str, message: Any) -> None:
+        with override(self.language):
+            text = str(message)
+        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+
+
 class TableConsumer(RelayingConsumer):
     table_id: int
     #: The channel-layer groups this socket listens to: its table's and its player's.

@@ -7,20 +7,13 @@ what the lobby page shows every visitor, so it is routed outside the session and
 
 from __future__ import annotations
 
-import json
-from typing import Any
 from urllib.parse import parse_qs
 
-from django.utils.translation import gettext as _
-from django.utils.translation import override
-
-from .consumers import RelayingConsumer
+from .consumers import ListeningConsumer
 from .services import lobby
 
-MAX_MESSAGE_BYTES = 512
 
-
-class LobbyConsumer(RelayingConsumer):
+class LobbyConsumer(ListeningConsumer):
     language: str = "es"
     watching: bool = False
 
@@ -43,21 +36,3 @@ class LobbyConsumer(RelayingConsumer):
     async def disconnect(self, code: int) -> None:
         if self.watching:
             lobby.unwatch(self.channel_name)
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        try:
-            if text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
-                raise ValueError
-            message = json.loads(text_data)
-        except ValueError:
-            await self.send_error("malformed", _("Mensaje mal formado."))
-            return
-        if isinstance(message, dict) and message.get("type") == "ping":
-            await self.send(text_data='{"type": "pong"}')
-        else:
-            await self.send_error("unknown_type", _("Tipo de mensaje desconocido."))
-
-    async def send_error(self, code: str, message: Any) -> None:
-        with override(self.language):
-            text = str(message)
-        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))

@@ -12,21 +12,15 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.generic.websocket import AsyncWebsocketConsumer
-from django.utils.translation import gettext as _
-from django.utils.translation import override
-
 from accounts.sockets import user_group
 
-from .consumers import refuse
+from .consumers import ListeningConsumer, refuse
 from .services import live, player_live
 from .services.notify import queue_group
 from .socket_codes import CLOSE_NOT_LOGGED_IN
 
-MAX_MESSAGE_BYTES = 512
 
-
-class PlayerConsumer(AsyncWebsocketConsumer):
+class PlayerConsumer(ListeningConsumer):
     groups_joined: list[str]
     queue_page: bool = False
     joined: bool = False
@@ -62,24 +56,8 @@ class PlayerConsumer(AsyncWebsocketConsumer):
         if self.queue_page:
             await player_live.leave(self.channel_name)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        try:
-            if text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
-                raise ValueError
-            message = json.loads(text_data)
-        except ValueError:
-            await self.send_error("malformed", _("Mensaje mal formado."))
-            return
-        if isinstance(message, dict) and message.get("type") == "ping":
-            await player_live.heartbeat(self.scope["user"])
-            await self.send(text_data=json.dumps({"type": "pong"}))
-        else:
-            await self.send_error("unknown_type", _("Tipo de mensaje desconocido."))
-
-    async def send_error(self, code: str, message: Any) -> None:
-        with override(self.language):
-            text = str(message)
-        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+    async def pinged(self) -> None:
+        await player_live.heartbeat(self.scope["user"])
 
     async def player_message(self, event: dict[str, Any]) -> None:
         """`services.notify.PLAYER_MESSAGE`: relayed as it is."""

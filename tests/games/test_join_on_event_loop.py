@@ -19,7 +19,7 @@ from games.models import ChatMessage, Connection, Seat
 from games.services import live
 from games.socket_codes import CLOSE_NOT_LOGGED_IN
 from tests.factories import session_cookie, started_table
-from tests.sockets import communicator, receive, receive_state, refused_with
+from tests.sockets import communicator, join, receive, receive_state, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -52,10 +52,7 @@ async def test_a_seated_player_joins_without_the_worker_thread(
     four_players: list[User], worker_calls: list[str]
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
-    cookie = await database_sync_to_async(session_cookie)(four_players[0])
-    comm = communicator(table.pk, cookie)
-    connected, _ = await comm.connect()
-    assert connected
+    comm = await join(table, four_players[0])
     state = await receive_state(comm)
     assert state["you"]["seat"] == 0 and len(state["you"]["cards"]) == 4
     assert (await receive(comm))["type"] == "chat_history"
