@@ -148,7 +148,7 @@ LIKELIHOOD: dict[str, Callable[[float], float]] = {
     "bet": lambda x: 0.03 + 0.97 * _sig((x - 0.66) / 0.035),
     "big": lambda x: 0.01 + 0.99 * _sig((x - 0.86) / 0.03),
     "raise": lambda x: 0.01 + 0.99 * _sig((x - 0.84) / 0.03),
-    "ordago": lambda x: 0.002 + 0.998 * _sig((x - 0.95) / 0.02),
+    "ordago": lambda x: 0.002 + 0.998 * _sig((x - 0.965) / 0.012),
     "quiero": lambda x: 0.13 + 0.87 * _sig((x - 0.6) / 0.06),
     "no_quiero": lambda x: 1 - 0.87 * _sig((x - 0.58) / 0.07),
     "corto": lambda x: 0.08 + 0.92 * _sig((x - 0.68) / 0.06),

@@ -7,14 +7,20 @@ opponents play). On those deals:
 * **chances**: the share of deals in which the seat's pair holds the winning hand of each lance
   (``estimate.chances``);
 * **option values**: every legal option of a betting decision is valued as the estimated chance
-  to win the *game* after it (``classic.game_win_probability``, a race model from the score),
-  averaged over the deals. The lance's tantos (the bet, the deje, pares and juego, the punto)
-  move the score; an órdago won or lost is the game. The other pair's answer is modelled from
-  its own view of its chance in the deal (the percentile of its best eligible hand, to the
-  power of how many of us play the lance): it accepts an envido when that chance beats the pot
-  odds, an órdago when it beats its chance to win the game after refusing plus a margin
-  (softly, on logistic curves); it never raises. A paso is valued as the lance played en
-  paso.
+  to win the *game* after it (``classic.game_win_probability``, a race model from the score,
+  with our score counted ``EDGE`` tantos higher: a game that goes on is worth more to the
+  better pair), averaged over the deals. The lance's tantos (the bet, the deje, pares and
+  juego, the punto) move the score; an órdago won or lost is the game. The other pair's answer
+  is modelled from its own view of its chance in the deal (how our act reads, ``read``,
+  against the percentile of its best eligible hand): it accepts an envido when that chance
+  beats the pot odds, an órdago when it beats its chance to win the game after refusing plus
+  a margin (softly, on logistic curves), never less often than ``CALL_FLOOR`` /
+  ``ORDAGO_CALL_FLOOR`` (a bluff is never free), and answers an envido with a raise when its
+  hand is in the top ``RAISE_AT`` (we then give up what we bet). A paso is valued as the lance
+  played en paso.
+* **órdagos**: only with the lance chance of ``ordago_threshold`` (near-sure while the game is
+  even, a good hand when it is being lost) and when worth ``ORDAGO_MARGIN`` more than anything
+  else; accepting one must be worth ``ACCEPT_MARGIN`` more than refusing.
 * **mus and discards** are the «normal» bot's (``classic.mus_choice``/``discard_choice``).
 
 The option with the highest value is played (the first listed on a tie). Deterministic under
@@ -81,7 +87,7 @@ RAISE_AT, RAISE_WIDTH = 0.92, 0.03
 ORDAGO_MARGIN = 0.05
 #: How much more accepting an órdago must be worth than refusing it (the chance to win the
 #: lance is an estimate, and the rivals' órdago says more than the sampling believes).
-ACCEPT_MARGIN = 0.08
+ACCEPT_MARGIN = 0.12
 #: Tantos of score the bot counts itself better than the score says when it weighs risking
 #: the game (``_values``): it plays better than most of its rivals, so a game that goes on
 #: is worth more to it than an even race model says.
@@ -248,8 +254,9 @@ def _values(
     of our hands, weighted by the likelihood of our act, below its best. Refusing costs it what
     stands (1 for an opening bet). It accepts an envido to N when that chance beats the pot
     odds (N - standing) / 2N, an órdago when it beats its chance to win the game after refusing
-    plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``. It never
-    raises.
+    plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``, and at least
+    ``CALL_FLOOR`` / ``ORDAGO_CALL_FLOOR`` of the time. With its best hand in about the top
+    ``RAISE_AT`` it raises an envido instead, and we give up what we bet.
     """
     # Game chances after our pair gains x tantos, or theirs does (never both in one lance),
     # counting our EDGE: a game that goes on is worth more to us than to an even pair, so
