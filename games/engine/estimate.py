@@ -58,7 +58,8 @@ def advice(
     with actions in their record form (``Action.to_dict()``). ``action`` is what «fuerte» plays
     on these ``samples`` deals (``bot.decide`` samples fewer, so on a close call it may
     differ). ``value`` is the estimated chance (0..1) to win the *game* after that option
-    (see ``strong``): the cost of a choice is the best value minus its value. ``options`` lists
+    (see ``strong``; the race model counts the seat's score ``strong.EDGE`` tantos higher): the
+    cost of a choice is the best value minus its value. ``options`` lists
     every legal option of a betting decision (paso / quiero / no quiero, every envido amount,
     órdago); it is empty for the mus, the discards and repartir, which are not valued.
     Raises ValueError when the seat has nothing to decide.

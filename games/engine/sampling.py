@@ -139,17 +139,32 @@ def _sig(z: float) -> float:
 
 #: Likelihood of an act given the actor's percentile x in what it is about (a lance, or the
 #: overall strength for corto/mus): a sensible player bets and cuts with strong hands and
-#: passes, refuses and asks for mus with weak ones, but nothing is ever certain.
+#: passes, refuses and asks for mus with weak ones, but nothing is ever certain. Fitted to how
+#: the «normal» bot plays (``P(act | percentile)`` over 1,000 of its games, docs/engine.md):
+#: it opens with x > 0.65, raises and bets big with x > 0.85 and says órdago nearly only in
+#: the top 5 %; the floors keep a bluff possible. A loose seat mixes these with "anything".
 LIKELIHOOD: dict[str, Callable[[float], float]] = {
+    "paso": lambda x: 1 - 0.95 * _sig((x - 0.68) / 0.03),
+    "bet": lambda x: 0.03 + 0.97 * _sig((x - 0.66) / 0.035),
+    "big": lambda x: 0.01 + 0.99 * _sig((x - 0.86) / 0.03),
+    "raise": lambda x: 0.01 + 0.99 * _sig((x - 0.84) / 0.03),
+    "ordago": lambda x: 0.002 + 0.998 * _sig((x - 0.965) / 0.012),
+    "quiero": lambda x: 0.13 + 0.87 * _sig((x - 0.6) / 0.06),
+    "no_quiero": lambda x: 1 - 0.87 * _sig((x - 0.58) / 0.07),
+    "corto": lambda x: 0.08 + 0.92 * _sig((x - 0.68) / 0.06),
+    "mus": lambda x: 1 - 0.8 * _sig((x - 0.76) / 0.05),
+}
+
+#: How the «fuerte» bot assumes the *other* pair reads its own acts (``strong.read``): looser
+#: than ``LIKELIHOOD`` (people believe a bet less than it deserves), and an órdago is read like
+#: a big envido (a good player does not fold everything to an órdago: counting on that makes
+#: bluffed órdagos look free).
+READ_LIKELIHOOD: dict[str, Callable[[float], float]] = {
     "paso": lambda x: 1 - 0.85 * _sig((x - 0.8) / 0.06),
     "bet": lambda x: 0.08 + 0.92 * _sig((x - 0.62) / 0.07),
     "big": lambda x: 0.05 + 0.95 * _sig((x - 0.8) / 0.06),
     "raise": lambda x: 0.05 + 0.95 * _sig((x - 0.78) / 0.06),
-    "ordago": lambda x: 0.02 + 0.98 * _sig((x - 0.9) / 0.04),
-    "quiero": lambda x: 0.15 + 0.85 * _sig((x - 0.55) / 0.08),
-    "no_quiero": lambda x: 1 - 0.85 * _sig((x - 0.6) / 0.08),
-    "corto": lambda x: 0.08 + 0.92 * _sig((x - 0.68) / 0.06),
-    "mus": lambda x: 1 - 0.8 * _sig((x - 0.76) / 0.05),
+    "ordago": lambda x: 0.05 + 0.95 * _sig((x - 0.8) / 0.06),
 }
 
 #: One piece of evidence: (what it is, index in a PCT row).

@@ -7,14 +7,20 @@ opponents play). On those deals:
 * **chances**: the share of deals in which the seat's pair holds the winning hand of each lance
   (``estimate.chances``);
 * **option values**: every legal option of a betting decision is valued as the estimated chance
-  to win the *game* after it (``classic.game_win_probability``, a race model from the score),
-  averaged over the deals. The lance's tantos (the bet, the deje, pares and juego, the punto)
-  move the score; an órdago won or lost is the game. The other pair's answer is modelled from
-  its own view of its chance in the deal (the percentile of its best eligible hand, to the
-  power of how many of us play the lance): it accepts an envido when that chance beats the pot
-  odds, an órdago when it beats its chance to win the game after refusing plus a margin
-  (softly, on logistic curves); it never raises. A paso is valued as the lance played en
-  paso.
+  to win the *game* after it (``classic.game_win_probability``, a race model from the score,
+  with our score counted ``EDGE`` tantos higher: a game that goes on is worth more to the
+  better pair), averaged over the deals. The lance's tantos (the bet, the deje, pares and
+  juego, the punto) move the score; an órdago won or lost is the game. The other pair's answer
+  is modelled from its own view of its chance in the deal (how our act reads, ``read``,
+  against the percentile of its best eligible hand): it accepts an envido when that chance
+  beats the pot odds, an órdago when it beats its chance to win the game after refusing plus
+  a margin (softly, on logistic curves), never less often than ``CALL_FLOOR`` /
+  ``ORDAGO_CALL_FLOOR`` (a bluff is never free), and answers an envido with a raise when its
+  hand is in the top ``RAISE_AT`` (we then give up what we bet). A paso is valued as the lance
+  played en paso.
+* **órdagos**: only with the lance chance of ``ordago_threshold`` (near-sure while the game is
+  even, a good hand when it is being lost) and when worth ``ORDAGO_MARGIN`` more than anything
+  else; accepting one must be worth ``ACCEPT_MARGIN`` more than refusing.
 * **mus and discards** are the «normal» bot's (``classic.mus_choice``/``discard_choice``).
 
 The option with the highest value is played (the first listed on a tie). Deterministic under
@@ -37,11 +43,11 @@ from .sampling import (
     JUEGO,
     JUEGO_VALUE,
     LANCE_IX,
-    LIKELIHOOD,
     PARES,
     PARES_VALUE,
     PCT,
     POINTS,
+    READ_LIKELIHOOD,
     ROWS,
     STRENGTH,
     Worlds,
@@ -63,18 +69,39 @@ __all__ = [
 DECIDE_SAMPLES = 300
 #: Envido amounts the bot considers when opening, and how much over the bet when raising
 #: (``analyse(every_amount=True)`` values every legal amount instead).
-OPEN_AMOUNTS = (2, 3, 4, 5, 7, 10)
+OPEN_AMOUNTS = (2, 3, 5, 7)
 RAISE_BY = (2, 3, 5)
 #: The other pair's answer model: percentile of its best hand in the lance needed to accept an
 #: envido of 2 and of 10 or more (linear between), to accept an órdago, and the curve's width.
 #: The other pair's answer model (see ``_values``): the margin over an even game it wants
 #: before accepting an órdago, and the width of the logistic curves.
 ORDAGO_CAUTION, WIDTH = 0.03, 0.06
+#: The least chance that the other pair accepts an envido / an órdago whatever its cards:
+#: players answer worse than the model (and some never fold), so a bluff is never free.
+CALL_FLOOR, ORDAGO_CALL_FLOOR = 0.15, 0.15
+#: The other pair answers our envido with a raise or an órdago when its best hand in the
+#: lance is about in the top RAISE_AT (percentile), and we then give up what we bet.
+RAISE_AT, RAISE_WIDTH = 0.92, 0.03
 #: How much more (in game-win chance) an órdago must be worth than the best other option,
 #: and accepting one than refusing it.
 ORDAGO_MARGIN = 0.05
-#: The lance chance an órdago needs, unless the chance to win the game is under DESPERATE.
-ORDAGO_MIN_CHANCE, DESPERATE = 0.6, 0.2
+#: How much more accepting an órdago must be worth than refusing it (the chance to win the
+#: lance is an estimate, and the rivals' órdago says more than the sampling believes).
+ACCEPT_MARGIN = 0.12
+#: Tantos of score the bot counts itself better than the score says when it weighs risking
+#: the game (``_values``): it plays better than most of its rivals, so a game that goes on
+#: is worth more to it than an even race model says.
+EDGE = 6
+
+
+def ordago_threshold(game_chance: float) -> float:
+    """The chance to win the lance an órdago of ours needs, from our chance to win the game
+    now: a near-sure lance (0.95, more when ahead) while the game is even or ours; when it is
+    being lost (under 0.2) a good one is enough (0.7 plus that chance): a good player risks the
+    game when the score says so, not by habit."""
+    if game_chance < 0.2:
+        return 0.7 + game_chance
+    return max(0.95, min(game_chance + 0.05, 0.99))
 
 
 class Analysis(NamedTuple):
@@ -197,11 +224,11 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
 
 @lru_cache(maxsize=16)
 def read(kind: str, ours: int) -> list[float]:
-    """How the other pair reads our act ``kind`` (``sampling.LIKELIHOOD``) when ``ours`` of us
+    """How the other pair reads our act ``kind`` (``sampling.READ_LIKELIHOOD``) when ``ours`` of us
     play the lance: for its best hand at percentile y (0..100), the chance that our best hand
     is below it, our best being the best of ``ours`` uniform percentiles weighted by the
     likelihood of the act."""
-    f = LIKELIHOOD[kind]
+    f = READ_LIKELIHOOD[kind]
     steps = 400
     dens = []
     for i in range(steps):
@@ -227,12 +254,16 @@ def _values(
     of our hands, weighted by the likelihood of our act, below its best. Refusing costs it what
     stands (1 for an opening bet). It accepts an envido to N when that chance beats the pot
     odds (N - standing) / 2N, an órdago when it beats its chance to win the game after refusing
-    plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``. It never
-    raises.
+    plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``, and at least
+    ``CALL_FLOOR`` / ``ORDAGO_CALL_FLOOR`` of the time. With its best hand in about the top
+    ``RAISE_AT`` it raises an envido instead, and we give up what we bet.
     """
-    # Game chances after our pair gains x tantos, or theirs does (never both in one lance).
-    up = [game_win_probability(us + x, them) for x in range(100)]
-    down = [game_win_probability(us, them + x) for x in range(100)]
+    # Game chances after our pair gains x tantos, or theirs does (never both in one lance),
+    # counting our EDGE: a game that goes on is worth more to us than to an even pair, so
+    # the game is risked on an órdago (ours or theirs) only for a clearly better chance.
+    e = min(us + EDGE, 39) if us < 40 else us
+    up = [game_win_probability(e + x, them) for x in range(100)]
+    down = [game_win_probability(e, them + x) for x in range(100)]
     paso_bonus = 1 if li in (0, 1) else 0  # grande/chica en paso pay 1 to the winner
     n = max(len(deals), 1)
     ordago_bet = bet is not None and bool(bet["ordago"])
@@ -260,6 +291,7 @@ def _values(
                 refused = up[standing + d.b_us]
                 chance = tables[d.ours - 1][d.theirs]
                 pa = _sig((chance - (1 - refused + ORDAGO_CAUTION)) / WIDTH)
+                pa = ORDAGO_CALL_FLOOR + (1 - ORDAGO_CALL_FLOOR) * pa
                 acc += (1 - pa) * refused + (pa if d.win else 0.0)
         else:  # envido
             to = a.to or 0
@@ -269,8 +301,10 @@ def _values(
             for d in deals:
                 refused = up[standing + d.b_us]
                 pa = _sig((tables[d.ours - 1][d.theirs] - need) / WIDTH)
+                pa = CALL_FLOOR + (1 - CALL_FLOOR) * pa
                 shown = up[to + d.b_us] if d.win else down[to + d.b_them]
-                acc += (1 - pa) * refused + pa * shown
+                pr = _sig((d.theirs / 100 - RAISE_AT) / RAISE_WIDTH) if to < 40 else 0.0
+                acc += (1 - pr) * ((1 - pa) * refused + pa * shown) + pr * down[to + d.b_them]
         out.append(acc / n)
     return out
 
@@ -339,13 +373,13 @@ def _choose(
         considered = [a for a in considered if a.act != "envido"]
     values = _values(deals, us, them, li, bet, deje, considered)
     # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
-    # sampling error or a guess of how the others answer), and is no bluff: it needs a lance
-    # chance of ORDAGO_MIN_CHANCE unless the game is being lost anyway.
+    # sampling error or a guess of how the others answer), and needs the lance chance of
+    # ``ordago_threshold``: never a bluff, never by habit.
     chance = sum(d.win for d in deals) / max(len(deals), 1)
-    bluff = chance < ORDAGO_MIN_CHANCE and game_win_probability(us, them) >= DESPERATE
-    penalty = 1.0 if bluff else ORDAGO_MARGIN
-    if bet is not None and bet["ordago"]:  # accepting one needs the same margin
-        penalty, risky = ORDAGO_MARGIN, "quiero"
+    allowed = chance >= ordago_threshold(game_win_probability(us, them))
+    penalty = ORDAGO_MARGIN if allowed else 1.0
+    if bet is not None and bet["ordago"]:  # accepting one needs a margin too
+        penalty, risky = ACCEPT_MARGIN, "quiero"
     else:
         risky = "ordago"
     best = max(

@@ -163,3 +163,53 @@ def test_fuerte_refuses_an_ordago_with_a_poor_hand_and_never_bluffs_one_at_the_s
         g = play(deal({0: hand}, mano=0), "0 corto")
         for seed in range(5):
             assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act != "ordago"
+
+
+def test_fuerte_does_not_ordago_a_good_but_beatable_grande_at_0_0():
+    # Rey, caballo, 7 and 5 as mano: a grande worth betting (it wins about nine times in
+    # ten), not the whole game.
+    g = play(deal({0: "12o 11c 7e 5b"}, mano=0), "0 corto")
+    for seed in range(5):
+        a = bot.decide(view(g, 0), random.Random(seed), "fuerte")
+        assert a.act == "envido", a
+
+
+def test_fuerte_refuses_an_opening_ordago_with_an_even_grande_at_0_0():
+    # A middling grande against an órdago at the start: refusing costs one tanto, accepting
+    # risks the game on a coin flip (or worse: an órdago says the rival is strong).
+    g = play(deal({0: "12o 11c 7e 4b"}, mano=1), "1 corto", "1 ordago")
+    for seed in range(5):
+        assert bot.decide(view(g, 0), random.Random(seed), "fuerte").act == "no_quiero"
+
+
+def test_fuerte_risks_the_game_with_a_good_grande_only_when_it_is_being_lost():
+    # Rey, caballo, 7 and 5 as mano (wins the grande about nine times in ten): at 0-0 an
+    # envido; at 12-36, when the game is nearly lost, the órdago is the way to win it.
+    g = play(deal({0: "12o 11c 7e 5b"}, mano=0), "0 corto")
+    even = view(g, 0)
+    losing = copy.deepcopy(even)
+    losing["scores"] = [12, 36]
+    for seed in range(5):
+        assert bot.decide(even, random.Random(seed), "fuerte").act == "envido"
+        assert bot.decide(losing, random.Random(seed), "fuerte").act == "ordago"
+
+
+def test_the_ordago_threshold_is_near_sure_unless_the_game_is_being_lost():
+    from games.engine.strong import ordago_threshold
+
+    assert ordago_threshold(0.5) == 0.95
+    assert ordago_threshold(0.9) > 0.95
+    assert ordago_threshold(0.05) < 0.8
+    assert ordago_threshold(0.19) < ordago_threshold(0.5)
+
+
+def test_sampled_rivals_who_said_ordago_hold_top_hands():
+    # Seat 1 opened with an órdago in grande: in the sampled deals its grande is nearly
+    # always in the top tenth (the likelihood is fitted to how the normal bot plays).
+    from games.engine.sampling import LANCE_IX, PCT, sample
+
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 ordago")
+    v = view(g, 0)
+    w = sample(v, random.Random(1), 400, [0.0] * 4)
+    top = sum(PCT["4-reyes"][k[1]][LANCE_IX["grande"]] >= 0.9 for k in w.keys)
+    assert top / len(w.keys) > 0.85
