@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import channels.auth
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.sessions.models import Session
@@ -15,10 +16,11 @@ from django.utils import timezone
 
 from accounts import relations
 from accounts.models import User
+from games import services
 from games.models import ChatMessage, Connection, Seat
 from games.services import live
 from games.socket_codes import CLOSE_NOT_LOGGED_IN
-from tests.factories import session_cookie, started_table
+from tests.factories import seat_all, session_cookie, started_table
 from tests.sockets import communicator, join, receive, receive_state, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -34,8 +36,6 @@ def worker_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         if fn.__name__ != "beat":  # the process's heartbeat registering it, once (not a join's)
             calls.append(fn.__name__)
         return await real(fn, *args)
-
-    import channels.auth
 
     real_get_user = channels.auth.get_user
 
@@ -144,9 +144,6 @@ async def private_table_refuses(four_players: list[User], cookie: str) -> int | 
 
 @database_sync_to_async
 def private(four_players: list[User]) -> Any:
-    from games import services
-    from tests.factories import seat_all
-
     table = seat_all(four_players, private=True)
     return services.start_game(four_players[0], table.pk)
 

@@ -10,7 +10,8 @@ from asgiref.sync import sync_to_async
 
 from games import services
 from games.models import Table
-from tests.live import daphne_process, daphne_server, free_port
+from games.services import lobby
+from tests.live import celery_worker, daphne_process, daphne_server, free_port
 from tools import loadtest
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -124,9 +125,6 @@ def test_the_load_test_counts_only_its_own_sites_processes() -> None:
 def test_lobby_viewers_are_pushed_the_public_tables_or_poll_for_them() -> None:
     # `--lobby-viewers N --public-tables`: the viewers' sockets get the lobby (beat pushes it);
     # `--lobby-poll`: they ask for the fragment every 2 s as before, and each poll is timed.
-    from games.services import lobby
-    from tests.live import celery_worker
-
     lobby.forget()
     clients = loadtest.setup_tables(2, "4-reyes", "t5", public=True)
     assert not Table.objects.filter(pk=clients[0].table_id).values_list("private", flat=True)[0]
