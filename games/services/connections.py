@@ -70,12 +70,17 @@ def join(table_id: int, user: Any, session: Session | None, channel: str) -> Ent
     if user is None or not user.is_authenticated:
         if table is None or table.private:
             raise ServiceError("login", _("Entra con tu cuenta para ver esta mesa."))
-        return Entry(ONLOOKER, "es", table)
+        return Entry(ONLOOKER, language_of(user), table)
     if table is None or not can_view_in(table, user, session):
         raise no_table()
     changed = socket_opened(table_id, user.pk, channel)
     presence.touch(user.pk)
-    return Entry(audience(table, user), getattr(user, "language", "") or "es", changed or table)
+    return Entry(audience(table, user), language_of(user), changed or table)
+
+
+def language_of(user: Any) -> str:
+    """The language of a joining socket's messages: its player's, Spanish for a visitor."""
+    return getattr(user, "language", "") or "es"
 
 
 def socket_opened(
@@ -133,8 +138,14 @@ async def _recount_here(table_id: int, user_id: int, opened: list[Any] | None = 
         seat_id, before, away, waits = row
         await cursor.execute(_count_sql(), [table_id, user_id, seat_id])
         (count,) = await cursor.fetchone() or (0,)
+    return _verdict(before, count, away, waits)
+
+
+def _verdict(before: int, count: int, away: bool, waits: bool) -> str:
+    """What a seat's new count of sockets leaves to do (`UNCHANGED`, `TELL`, `TRANSITION`):
+    one definition for the worker thread's `_recount` and the event loop's."""
     if (count and away) or (not count and not away and waits):
-        return TRANSITION
+        return TRANSITION  # back with a socket, or left without any in a game in play
     return TELL if bool(count) != bool(before) else UNCHANGED
 
 
@@ -176,17 +187,16 @@ def _recount(table_id: int, user_id: int) -> bool:
         seat_id, before, away, waits = row
         cursor.execute(_count_sql(), [table_id, user_id, seat_id])
         (count,) = cursor.fetchone()
-        if count and away:
+        verdict = _verdict(before, count, away, waits)
+        if verdict == TRANSITION:
             seat = Seat.objects.select_related("table", "user").get(pk=seat_id)
-            _come_back(seat, now)
-            seat.save(update_fields=_COME_BACK_FIELDS)
-            return True
-        if not count and not away and waits:
-            seat = Seat.objects.select_related("table", "user").get(pk=seat_id)
-            _go_away(seat, now)
-            seat.save(update_fields=_GO_AWAY_FIELDS)
-            return True
-    return bool(count) != bool(before)
+            if away:
+                _come_back(seat, now)
+                seat.save(update_fields=_COME_BACK_FIELDS)
+            else:
+                _go_away(seat, now)
+                seat.save(update_fields=_GO_AWAY_FIELDS)
+    return verdict != UNCHANGED
 
 
 _COME_BACK_FIELDS = [

@@ -106,7 +106,8 @@ async def _welcome_here(table_id: int, user: Any, channel: str) -> Welcome | Non
         if table.private:
             return None
         history, _blocked = await chat.history_here(table_id, None)
-        return Welcome(ONLOOKER, "es", state_for(table, user), history, frozenset())
+        language = connections.language_of(user)
+        return Welcome(ONLOOKER, language, state_for(table, user), history, frozenset())
     if not can_view(table, user):
         return None  # perhaps by the invitation in the session: the worker reads it
     told = await connections.socket_opened_here(table_id, user.pk, channel)
@@ -114,7 +115,7 @@ async def _welcome_here(table_id: int, user: Any, channel: str) -> Welcome | Non
     with contextlib.suppress(*OUTAGES):
         await presence.touch_here(user.pk)  # (online again at the next ping)
     history, blocked = await chat.history_here(table_id, user.pk)
-    language = getattr(user, "language", "") or "es"
+    language = connections.language_of(user)
     return Welcome(
         audience(table, user), language, state_for(table, user), history, frozenset(blocked)
     )
