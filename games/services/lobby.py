@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -137,31 +138,40 @@ def render(context: dict[str, Any], language: str) -> dict[str, Any]:
 
 
 def changes(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any] | None:
-    """What a browser that has `before` needs to have `now`: the cards that are new or changed
-    (the lists' order says which are gone), the scores that changed, the online parts that
-    changed; None if nothing did."""
+    """What a browser that has `before` needs to have `now`: the order of a list that changed
+    (which also says which cards are gone), the cards that are new or changed, the scores that
+    changed, the online parts that changed; None if nothing did."""
     if before is None:
         return {**now, "full": True}
+    update: dict[str, Any] = {"type": "lobby"}
+    for part in ("open", "playing", "online_title", "online"):
+        if now[part] != before.get(part):
+            update[part] = now[part]
     cards = {k: html for k, html in now["cards"].items() if before["cards"].get(k) != html}
+    if cards:
+        update["cards"] = cards
     # A card sent again comes without its score: its score comes with it.
     old_scores = before.get("scores", {})
     scores = {k: v for k, v in now["scores"].items() if k in cards or old_scores.get(k) != v}
-    update: dict[str, Any] = {"type": "lobby", "open": now["open"], "playing": now["playing"]}
-    if cards:
-        update["cards"] = cards
     if scores:
         update["scores"] = scores
-    for part in ("online_title", "online"):
-        if now[part] != before.get(part):
-            update[part] = now[part]
-    same_lists = (now["open"], now["playing"]) == (before["open"], before["playing"])
-    return None if len(update) == 3 and same_lists else update
+    return update if len(update) > 1 else None
 
 
-def publish() -> int:
+def only_scores(update: dict[str, Any]) -> bool:
+    """An update that changes nothing but scores: those can wait (MUS_LOBBY_SCORES_SECONDS)."""
+    return set(update) == {"type", "scores"}
+
+
+def publish(now_seconds: float | None = None) -> int:
     """Render the lobby in every language and push what changed since the last time, in one
     group message; returns how many languages changed. Run by beat every MUS_LOBBY_SECONDS
-    (`games.push_lobby`)."""
+    (`games.push_lobby`).
+
+    Scores change with nearly every hand somewhere, and each update is a frame to every viewer:
+    an update of scores alone waits until the last one pushed is MUS_LOBBY_SCORES_SECONDS old
+    (the stored lobby keeps the old scores meanwhile, so the next update brings all of them)."""
+    at = time.time() if now_seconds is None else now_seconds
     context = shared_context()
     store = presence.client()
     texts: dict[str, str] = {}
@@ -170,13 +180,19 @@ def publish() -> int:
         key = snapshot_key(language)
         stored = store.get(key)
         before = json.loads(stored) if stored else None
-        version = int(before["v"]) + 1 if before else 1
         update = changes(before, now)
         if update is None:
             continue
+        if (
+            before is not None
+            and only_scores(update)
+            and at - float(before.get("at", 0)) < settings.MUS_LOBBY_SCORES_SECONDS
+        ):
+            continue
+        version = int(before["v"]) + 1 if before else 1
         # The snapshot first: a socket that connects between the two gets the new lobby and
         # then this update, which changes nothing it does not have already.
-        store.set(key, json.dumps({**now, "full": True, "v": version}))
+        store.set(key, json.dumps({**now, "full": True, "v": version, "at": at}))
         texts[language] = json.dumps({**update, "v": version})
     if texts:
         send_group(GROUP, {"type": UPDATE_EVENT, "texts": texts})

@@ -43,6 +43,8 @@ def test_a_new_table_appears_in_the_lobby_without_reloading(
 
 def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     visitor = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    visitor_errors: list[str] = []
+    visitor.on("pageerror", lambda exc: visitor_errors.append(str(exc)))
     visitor.goto(f"{live_site}/")
     host = sign_up(browser, live_site, "lucia", DESKTOP)
     guest = sign_up(browser, live_site, "mateo", PHONE)
@@ -74,6 +76,12 @@ def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     guest.wait_for_url(f"{live_site}/mesas/{table_id}/", timeout=TIMEOUT)
     assert "mateo" in guest.inner_text(".seats-big")
 
+    # The visitor's card changes in place (an update without the lists, whose order is the same).
+    visitor.locator(f'li.table-card[data-table="{table_id}"]', has_text="mateo").wait_for(
+        timeout=TIMEOUT
+    )
+    assert visitor.locator("li.table-card").count() == 1
+
     # The host's waiting page is told over the table's socket (its poll is every 30 s, beyond
     # this wait): the guest shows up in a seat.
     host.locator(".seats-big .seat-name", has_text="mateo").wait_for(timeout=TIMEOUT)
@@ -84,4 +92,4 @@ def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     screenshot(host, "lobby-4-guest-seated-host")
     screenshot(guest, "lobby-5-guest-seated-phone")
 
-    assert host.js_errors == [] and guest.js_errors == []
+    assert host.js_errors == [] and guest.js_errors == [] and visitor_errors == []

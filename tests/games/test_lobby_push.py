@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.test import Client
 from django.utils.html import strip_spaces_between_tags
 
@@ -82,6 +84,7 @@ async def test_only_the_cards_that_changed_are_pushed(make_user: Callable[..., U
     assert set(update["cards"]) == {str(table_b.pk)}  # table A did not change
     assert "carla" in update["cards"][str(table_b.pk)]
     assert "online" not in update
+    assert "open" not in update and "playing" not in update  # the order did not change
 
     assert await publish() == 0  # nothing changed: nothing sent
     assert await comm.receive_nothing(timeout=0.3)
@@ -107,7 +110,7 @@ async def test_a_started_table_moves_to_the_games_in_play_and_a_closed_one_leave
     await sync_to_async(services.close_table)(other.host, other.pk)
     await publish()
     update = await next_message(comm)
-    assert update["open"] == [] and update["playing"] == [table.pk]
+    assert update["open"] == [] and "playing" not in update  # only the open tables changed
     assert "cards" not in update  # a card gone is said by the order alone
     await comm.disconnect()
 
@@ -230,10 +233,39 @@ async def test_a_score_that_changes_is_pushed_alone_not_with_its_card(
     assert '<span class="score"></span>' in whole["cards"][str(table.pk)]
 
     await sync_to_async(Table.objects.filter(pk=table.pk).update)(scores=[2, 5])
-    await publish()
+    await publish(time.time() + settings.MUS_LOBBY_SCORES_SECONDS)
     update = await next_message(comm)
-    assert update["scores"] == {str(table.pk): "2 – 5"} and "cards" not in update
+    assert update == {"type": "lobby", "v": whole["v"] + 1, "scores": {str(table.pk): "2 – 5"}}
     await comm.disconnect()
+
+
+async def test_scores_alone_wait_for_their_interval_and_go_with_the_next_change(
+    make_user: Callable[..., User],
+) -> None:
+    players = [await sync_to_async(make_user)(f"w{i}") for i in range(4)]
+    table = await sync_to_async(started_table)(players)
+    start = time.time()
+    await publish(start)
+    comm = await opened()
+    whole = await next_message(comm)
+
+    await sync_to_async(Table.objects.filter(pk=table.pk).update)(scores=[4, 0])
+    assert await publish(start + settings.MUS_LOBBY_SCORES_SECONDS - 1) == 0
+    assert await comm.receive_nothing(timeout=0.3)
+
+    # A new table is pushed at once, and the score that waited goes with it.
+    other = await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    assert await publish(start + 1) == 2
+    update = await next_message(comm)
+    assert update["v"] == whole["v"] + 1 and update["open"] == [other.pk]
+    assert update["scores"] == {str(table.pk): "4 – 0"}
+    assert "playing" not in update
+
+    # The stored lobby has it too: a page that connects now sees 4 – 0.
+    late = await opened()
+    assert (await next_message(late))["scores"] == {str(table.pk): "4 – 0"}
+    await comm.disconnect()
+    await late.disconnect()
 
 
 async def test_one_relay_per_process_hands_each_viewer_its_languages_lobby(

@@ -38,19 +38,25 @@ function apply(msg) {
   for (const item of live.querySelectorAll("li.table-card[data-table]")) {
     known.set(item.dataset.table, item);
   }
+  let shown = 0;
   for (const name of ["open", "playing"]) {
-    const items = msg[name].map((id) => {
+    // A list sent is its new order; a list not sent keeps its order (its cards may be new).
+    const ids =
+      msg[name] ??
+      Array.from(lists[name].querySelectorAll("li.table-card[data-table]"), (item) => item.dataset.table);
+    const items = ids.map((id) => {
       const key = String(id);
       return key in cards ? cardFrom(cards[key]) : known.get(key);
     });
     lists[name].replaceChildren(...items.filter(Boolean));
     empties[name].hidden = items.length > 0;
+    shown += items.length;
   }
   for (const [id, score] of Object.entries(msg.scores || {})) {
     const place = live.querySelector(`li.table-card[data-table="${id}"] .score`);
     if (place) place.textContent = score;
   }
-  provisional.hidden = msg.open.length + msg.playing.length === 0;
+  provisional.hidden = shown === 0;
   if (msg.online_title !== undefined) onlineTitle.textContent = msg.online_title;
   if (msg.online !== undefined) online.innerHTML = msg.online;
 }
