@@ -38,8 +38,10 @@ from .groups import send_group
 
 log = logging.getLogger(__name__)
 
-#: The most recent tables of each list the lobby shows.
-LIST_LENGTH = 50
+#: The most recent tables of each list the lobby shows: those waiting for players are what the
+#: lobby is for; of the games in play, a screenful (each card goes to every viewer).
+OPEN_LENGTH = 50
+PLAYING_LENGTH = 20
 
 #: How many people online the lobby names.
 ONLINE_NAMED = 40
@@ -57,13 +59,13 @@ def snapshot_key(language: str) -> str:
     return f"{settings.CACHES['default']['KEY_PREFIX']}:lobby:{language}"
 
 
-def public_tables(status: str) -> list[Table]:
-    """The newest public tables in `status`, with their host and seated players."""
+def public_tables(status: str, limit: int) -> list[Table]:
+    """The `limit` newest public tables in `status`, with their host and seated players."""
     return list(
         Table.objects.filter(status=status, private=False)
         .select_related("host")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
-        .order_by("-created_at")[:LIST_LENGTH]
+        .order_by("-created_at")[:limit]
     )
 
 
@@ -97,7 +99,8 @@ def _card(table: Table, ratings: Any) -> dict[str, Any]:
 def shared_context() -> dict[str, Any]:
     """What the lobby shows everybody alike (the page renders it too, for its first view)."""
     open_tables, playing = table_cards(
-        public_tables(Table.Status.OPEN), public_tables(Table.Status.PLAYING)
+        public_tables(Table.Status.OPEN, OPEN_LENGTH),
+        public_tables(Table.Status.PLAYING, PLAYING_LENGTH),
     )
     return {
         "open_tables": open_tables,

@@ -296,3 +296,23 @@ async def test_one_relay_per_process_hands_each_viewer_its_languages_lobby(
     )
     for key in keys:
         lobby.unwatch(key)
+
+
+async def test_the_lobby_lists_only_the_newest_games_in_play(
+    make_user: Callable[..., User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lobby, "PLAYING_LENGTH", 2)
+    tables = []
+    for n in range(3):
+        players = [await sync_to_async(make_user)(f"n{n}{i}") for i in range(4)]
+        tables.append(await sync_to_async(started_table)(players))
+    waiting = await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    await publish()
+    comm = await opened()
+    whole = await next_message(comm)
+    await comm.disconnect()
+    newest = [tables[2].pk, tables[1].pk]
+    assert whole["playing"] == newest and whole["open"] == [waiting.pk]
+    assert set(whole["cards"]) == {str(pk) for pk in [*newest, waiting.pk]}
+    page = await sync_to_async(lambda: Client().get("/").content.decode())()
+    assert f'data-table="{tables[0].pk}"' not in page and f'data-table="{tables[1].pk}"' in page
