@@ -306,7 +306,9 @@ async def test_the_lobby_lists_only_the_newest_games_in_play(
     for n in range(3):
         players = [await sync_to_async(make_user)(f"n{n}{i}") for i in range(4)]
         tables.append(await sync_to_async(started_table)(players))
-    waiting = await sync_to_async(services.create_table)(await sync_to_async(make_user)(), "4-reyes")
+    waiting = await sync_to_async(services.create_table)(
+        await sync_to_async(make_user)(), "4-reyes"
+    )
     await publish()
     comm = await opened()
     whole = await next_message(comm)
