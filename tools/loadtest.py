@@ -574,6 +574,25 @@ def _latencies(ms: list[float]) -> str:
     )
 
 
+#: The tables each run fills (400 players, their tables and seats).
+FILLED = ("accounts_user", "games_table", "games_seat")
+
+
+def analyse_without_autovacuum() -> str:
+    """Fresh planner statistics for the tables a run fills, if PostgreSQL's autovacuum is off
+    (as on the CI machines: `conf.d/90-ci.conf`). Without them, after a few runs the planner
+    still believed in the first run's few hundred players and joined every seat's user by
+    reading the whole players' table: the site got slower with every run (docs/performance.md).
+    A production PostgreSQL keeps these statistics itself."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        if cursor.fetchone()[0] == "on":
+            return ""
+        for table in FILLED:
+            cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
+    return "autovacuum is off in this PostgreSQL: analysed " + ", ".join(FILLED)
+
+
 def main(
     tables: int,
     seconds: float,
@@ -599,6 +618,9 @@ def main(
         f"setup: {tables} tables, {len(clients)} players in "
         f"{time.monotonic() - started:.1f} s (run {run})"
     )
+    analysed = analyse_without_autovacuum()
+    if analysed:
+        write(analysed)
     # The client holds thousands of sockets and states: its cyclic collector paused it for up
     # to 80 ms, and every reply waiting meanwhile was counted as the server's latency.
     gc.freeze()

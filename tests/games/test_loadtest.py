@@ -7,6 +7,7 @@ import time
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
 
 from games import services
 from games.models import Table
@@ -141,3 +142,23 @@ def test_lobby_viewers_are_pushed_the_public_tables_or_poll_for_them() -> None:
     assert "lobby viewers: 3 open" in text and "lobby polls: " in text
     loadtest.teardown_tables("t5")
     lobby.forget()
+
+
+def test_a_run_gives_the_planner_fresh_statistics_when_autovacuum_is_off() -> None:
+    """Without autovacuum (the CI machines' PostgreSQL) nothing else would: the planner kept the
+    first run's sizes and read the whole players' table for each seat."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        autovacuum = cursor.fetchone()[0]
+        said = loadtest.analyse_without_autovacuum()
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT relname, last_analyze FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+            [list(loadtest.FILLED)],
+        )
+        analysed = {name for name, at in cursor.fetchall() if at is not None}
+    if autovacuum == "on":
+        assert said == ""
+    else:
+        assert said.startswith("autovacuum is off")
+        assert analysed == set(loadtest.FILLED)
