@@ -318,3 +318,30 @@ async def test_the_lobby_lists_only_the_newest_games_in_play(
     assert set(whole["cards"]) == {str(pk) for pk in [*newest, waiting.pk]}
     page = await sync_to_async(lambda: Client().get("/").content.decode())()
     assert f'data-table="{tables[0].pk}"' not in page and f'data-table="{tables[1].pk}"' in page
+
+
+async def test_many_cards_changing_at_once_reach_the_viewers_a_few_per_update(
+    make_user: Callable[..., User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lobby, "MOST_CARDS", 2)
+    await publish()
+    comm = await opened()
+    whole = await next_message(comm)
+    hosts = [await sync_to_async(make_user)(f"h{i}") for i in range(3)]
+    tables = [await sync_to_async(services.create_table)(h, "4-reyes") for h in hosts]
+    newest = [t.pk for t in reversed(tables)]
+
+    assert await publish() == 2
+    first = await next_message(comm)
+    assert first["v"] == whole["v"] + 1
+    assert first["open"] == newest[:2] and set(first["cards"]) == {str(pk) for pk in newest[:2]}
+    # A page that connects now gets what the viewers were sent, not more.
+    late = await opened()
+    assert (await next_message(late))["open"] == newest[:2]
+
+    assert await publish() == 2
+    second = await next_message(comm)
+    assert second["open"] == newest and set(second["cards"]) == {str(newest[2])}
+    assert await publish() == 0
+    await comm.disconnect()
+    await late.disconnect()
