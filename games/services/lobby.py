@@ -188,9 +188,13 @@ def paced(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def only_scores(update: dict[str, Any]) -> bool:
-    """An update that changes nothing but scores: those can wait (MUS_LOBBY_SCORES_SECONDS)."""
-    return set(update) == {"type", "scores"}
+#: What changes all the time and can be a few seconds late: the scores, who is online.
+AMBIENT = frozenset({"type", "scores", "online_title", "online"})
+
+
+def ambient_only(update: dict[str, Any]) -> bool:
+    """An update that changes no table card nor list: it can wait (MUS_LOBBY_SCORES_SECONDS)."""
+    return set(update) <= AMBIENT
 
 
 def publish(now_seconds: float | None = None) -> int:
@@ -198,9 +202,10 @@ def publish(now_seconds: float | None = None) -> int:
     group message; returns how many languages changed. Run by beat every MUS_LOBBY_SECONDS
     (`games.push_lobby`).
 
-    Scores change with nearly every hand somewhere, and each update is a frame to every viewer:
-    an update of scores alone waits until the last one pushed is MUS_LOBBY_SCORES_SECONDS old
-    (the stored lobby keeps the old scores meanwhile, so the next update brings all of them)."""
+    Scores change with nearly every hand somewhere, the number online with every arrival, and
+    each update is a frame to every viewer: an update of those alone waits until the last one
+    pushed is MUS_LOBBY_SCORES_SECONDS old (the stored lobby keeps the old ones meanwhile, so the
+    next update brings all of them)."""
     at = time.time() if now_seconds is None else now_seconds
     context = shared_context()
     store = presence.client()
@@ -217,7 +222,7 @@ def publish(now_seconds: float | None = None) -> int:
             continue
         if (
             before is not None
-            and only_scores(update)
+            and ambient_only(update)
             and at - float(before.get("at", 0)) < settings.MUS_LOBBY_SCORES_SECONDS
         ):
             continue

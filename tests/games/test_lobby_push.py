@@ -345,3 +345,19 @@ async def test_many_cards_changing_at_once_reach_the_viewers_a_few_per_update(
     assert await publish() == 0
     await comm.disconnect()
     await late.disconnect()
+
+
+async def test_who_is_online_alone_waits_like_the_scores(make_user: Callable[..., User]) -> None:
+    start = time.time()
+    await publish(start)
+    comm = await opened()
+    whole = await next_message(comm)
+    arriving = await sync_to_async(make_user)("recien_llegada")
+    await sync_to_async(presence.touch)(arriving.pk)
+    assert await publish(start + 1) == 0  # the number online changed, nothing else
+    assert await comm.receive_nothing(timeout=0.3)
+    assert await publish(start + settings.MUS_LOBBY_SCORES_SECONDS) == 2
+    update = await next_message(comm)
+    assert update["v"] == whole["v"] + 1 and "recien_llegada" in update["online"]
+    assert "open" not in update and "cards" not in update
+    await comm.disconnect()
