@@ -29,6 +29,7 @@ from math import comb
 from typing import Any
 
 from .cards import CODE_TO_ID, EFFECTIVE_RANK, HAND_BIT, MODES
+from .classic import game_win_probability
 from .evaluate import EVAL_TABLE
 
 #: Index of each field in a ``ROWS`` entry (the engine's HandEval order).
@@ -40,6 +41,8 @@ LANCE_IX = {n: i for i, n in enumerate(LANCE_NAMES)}
 #: Index of the overall-strength percentile in a ``pct`` row (after the five lances).
 UTILITY = 5
 MAX_TRIES = 40
+#: A pair whose chance to win the game is under this says órdago with less than a sure lance.
+BEHIND = 0.2
 #: An opening envido of more than this says «strong» louder than a small one.
 BIG_BET = 4
 
@@ -148,11 +151,33 @@ LIKELIHOOD: dict[str, Callable[[float], float]] = {
     "bet": lambda x: 0.03 + 0.97 * _sig((x - 0.66) / 0.035),
     "big": lambda x: 0.01 + 0.99 * _sig((x - 0.86) / 0.03),
     "raise": lambda x: 0.01 + 0.99 * _sig((x - 0.84) / 0.03),
-    "ordago": lambda x: 0.002 + 0.998 * _sig((x - 0.965) / 0.012),
+    # An órdago by a pair that is not losing the game is a near-sure lance (the «normal» bot
+    # wants 0.95 to 0.99 for its pair); one by a pair that is losing it (game chance under
+    # ``BEHIND``) only a good hand. Read as one curve (top 3.5 %), the first made «fuerte»
+    # believe in 26 % chances that won none of 33 órdagos when it was behind or even.
+    "ordago": lambda x: 0.001 + 0.999 * _sig((x - 0.975) / 0.008),
+    "ordago_behind": lambda x: 0.01 + 0.99 * _sig((x - 0.85) / 0.04),
     "quiero": lambda x: 0.13 + 0.87 * _sig((x - 0.6) / 0.06),
     "no_quiero": lambda x: 1 - 0.87 * _sig((x - 0.58) / 0.07),
     "corto": lambda x: 0.08 + 0.92 * _sig((x - 0.68) / 0.06),
     "mus": lambda x: 1 - 0.8 * _sig((x - 0.76) / 0.05),
+    # The partner's openings and raises, read as the «fuerte» bot's own (its partner plays
+    # like it, ``PARTNER``): it opens with anything (by its table, docs/engine.md, half its
+    # openings with a hand below the median are envidos, and a third of its big ones),
+    # passes top hands less often and raises about as often with anything.
+    "partner_paso": lambda x: 0.5 - 0.37 * _sig((x - 0.8) / 0.04),
+    "partner_bet": lambda x: 0.5 + 0.25 * _sig((x - 0.8) / 0.04),
+    "partner_raise": lambda x: 0.05,
+}
+#: What the partner's acts are read as (``seat_facts``): the betting of a pair's other seat
+#: says little of its cards when it bets like the «fuerte» bot, and reading it like a
+#: «normal» player's made the bot count its pair far stronger than it was (it accepted raises
+#: over its partner's bluffs with an estimated 50 % that won 12 %).
+PARTNER = {
+    "paso": "partner_paso",
+    "bet": "partner_bet",
+    "big": "partner_bet",
+    "raise": "partner_raise",
 }
 
 #: How the «fuerte» bot assumes the *other* pair reads its own acts (``strong.read``): looser
@@ -167,6 +192,23 @@ READ_LIKELIHOOD: dict[str, Callable[[float], float]] = {
     "ordago": lambda x: 0.05 + 0.95 * _sig((x - 0.8) / 0.06),
 }
 
+#: How a *cardless* player speaks (one that says things whatever its cards: the arena's random
+#: player, somebody guessing): the chance of each act where it can say it. ``sample`` mixes
+#: each rival's sensible reading (``LIKELIHOOD``) with this one by the chance that the rival is
+#: cardless (``cardless``), which is updated by what it said this hand.
+CARDLESS: dict[str, float] = {
+    "paso": 0.6,
+    "bet": 0.31,
+    "big": 0.06,
+    "ordago": 0.03,
+    "ordago_behind": 0.03,
+    "quiero": 0.45,
+    "no_quiero": 0.4,
+    "raise": 0.12,
+    "mus": 0.6,
+    "corto": 0.4,
+}
+
 #: One piece of evidence: (what it is, index in a PCT row).
 Evidence = tuple[str, int]
 #: What is known of a seat: (pares answer, juego answer) as -1 unknown / 0 no / 1 yes, the
@@ -179,7 +221,10 @@ def _answer(ans: list[bool] | None, seat: int) -> int:
 
 
 def seat_facts(view: dict[str, Any], loose: list[float]) -> list[SeatFacts]:
-    """What the view says about each seat's hand (the view's own seat included, unused)."""
+    """What the view says about each seat's hand (the view's own seat included, unused); the
+    partner's openings and raises are read as the «fuerte» bot's (``PARTNER``)."""
+    partner = (view["you"]["seat"] + 2) % 4 if view.get("you") else -1
+    scores = view["scores"]
     answers = view.get("answers") or {}
     pares, juego = answers.get("pares"), answers.get("juego")
     said = view["said"]
@@ -206,10 +251,14 @@ def seat_facts(view: dict[str, Any], loose: list[float]) -> list[SeatFacts]:
             kind = "raise" if standing.get(lance) else small
             standing[lance] = True
         elif act == "ordago":
-            kind = "ordago"
+            team = seat & 1
+            behind = game_win_probability(scores[team], scores[1 - team]) < BEHIND
+            kind = "ordago_behind" if behind else "ordago"
             standing[lance] = True
         else:
             kind = act
+        if seat == partner:
+            kind = PARTNER.get(kind, kind)
         evidence[seat].append((kind, li))
     return [
         (
@@ -285,16 +334,35 @@ def _prior(mode: str, counts: tuple[int, ...]) -> list[float]:
 class Worlds:
     """``n`` sampled deals for one seat: ``keys[i]`` = the four hands' keys by seat."""
 
-    __slots__ = ("keys", "mode", "seat")
+    __slots__ = ("cardless", "keys", "mode", "seat")
 
-    def __init__(self, mode: str, seat: int, keys: list[tuple[int, int, int, int]]) -> None:
+    def __init__(
+        self,
+        mode: str,
+        seat: int,
+        keys: list[tuple[int, int, int, int]],
+        cardless: list[float] | None = None,
+    ) -> None:
         self.mode = mode
         self.seat = seat
         self.keys = keys
+        #: per seat, the chance (after this hand's acts) that it speaks whatever its cards
+        self.cardless = cardless or [0.0] * 4
 
 
-def sample(view: dict[str, Any], rng: random.Random, n: int, loose: list[float]) -> Worlds:
+def sample(
+    view: dict[str, Any],
+    rng: random.Random,
+    n: int,
+    loose: list[float],
+    cardless: list[float] | None = None,
+) -> Worlds:
     """``n`` deals of the unseen cards consistent with ``view`` (see the module's notes).
+
+    ``cardless``: per seat, the chance before this hand that it speaks whatever its cards
+    (``CARDLESS``); a rival's hand is then drawn from the mixture (1 - q) x its sensible
+    reading + q x the lleva answers alone, q updated by how well each reading explains what
+    it said (``Worlds.cardless``). The partner is always read as sensible.
 
     Hand shapes are drawn, not cards: each other seat in turn gets a shape drawn from (the ways
     the cards the seat cannot see deal it) x (the likelihood of what that seat did), and keeps
@@ -315,8 +383,25 @@ def sample(view: dict[str, Any], rng: random.Random, n: int, loose: list[float])
     facts = seat_facts(view, loose)
     others = ((seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
     cums: list[list[float]] = []
+    post = [0.0] * 4
     for s in others:
-        w = [a * b for a, b in zip(prior, acceptance(mode, facts[s]), strict=True)]
+        acc = acceptance(mode, facts[s])
+        q0 = cardless[s] if cardless is not None and (s - seat) % 2 else 0.0
+        if q0 > 0.0:
+            pares, juego, evidence, _loose = facts[s]
+            told = acceptance(mode, (pares, juego, (), 0.0))
+            said = 1.0
+            for kind, _f in evidence:
+                said *= CARDLESS.get(kind, 0.5)
+            sensible = sum(a * b for a, b in zip(prior, acc, strict=True))
+            blind = sum(a * b for a, b in zip(prior, told, strict=True)) * said
+            mix = q0 * blind + (1 - q0) * sensible
+            post[s] = q0 * blind / mix if mix > 0 else q0
+            w = [
+                p * ((1 - q0) * a + q0 * said * t) for p, a, t in zip(prior, acc, told, strict=True)
+            ]
+        else:
+            w = [a * b for a, b in zip(prior, acc, strict=True)]
         if not any(w):  # nothing fits (cannot happen in a real game): drop the evidence
             w = prior
         cums.append(list(accumulate(w)))
@@ -350,7 +435,7 @@ def sample(view: dict[str, Any], rng: random.Random, n: int, loose: list[float])
                 rem[r] -= m
             hand[others[j]] = keys[i]
         out.append((hand[0], hand[1], hand[2], hand[3]))
-    return Worlds(mode, seat, out)
+    return Worlds(mode, seat, out, post)
 
 
 def _fallback(rem: list[int], parts: list[tuple[tuple[int, int], ...]], rng: random.Random) -> int:

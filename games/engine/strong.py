@@ -92,6 +92,22 @@ ACCEPT_MARGIN = 0.12
 #: the game (``_values``): it plays better than most of its rivals, so a game that goes on
 #: is worth more to it than an even race model says.
 EDGE = 6
+#: The chance, before anything is known of a rival, that it speaks whatever its cards
+#: (``sampling.CARDLESS``), as log odds, and how each act of its earlier hands in
+#: ``view["history"]`` moves it (log likelihood ratios cardless : sensible, from the arena's
+#: random player against the «normal» bot: big envidos and raises are a cardless player's,
+#: a sensible one refuses more and wins more of the bets that get shown).
+CARDLESS_PRIOR = -1.1
+CARDLESS_LLR = {
+    "big": 2.0,
+    "raises": 0.9,
+    "quiero": 0.35,
+    "no_quiero": -0.3,
+    "shown_lost": 0.7,
+    "shown_won": -0.6,
+}
+#: How a cardless pair answers our envido (quiero; raise or órdago) and our órdago (quiero).
+CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.53
 
 
 def ordago_threshold(game_chance: float) -> float:
@@ -247,6 +263,7 @@ def _values(
     bet: dict[str, Any] | None,
     deje: int,
     options: list[Action],
+    cardless: float = 0.0,
 ) -> list[float]:
     """Each option's estimated chance to win the game, averaged over the deals.
 
@@ -256,8 +273,10 @@ def _values(
     odds (N - standing) / 2N, an órdago when it beats its chance to win the game after refusing
     plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``, and at least
     ``CALL_FLOOR`` / ``ORDAGO_CALL_FLOOR`` of the time. With its best hand in about the top
-    ``RAISE_AT`` it raises an envido instead, and we give up what we bet.
+    ``RAISE_AT`` it raises an envido instead, and we give up what we bet. With the chance
+    ``cardless`` the other pair answers whatever its cards (``CARDLESS_CALL`` ...).
     """
+    q = cardless
     # Game chances after our pair gains x tantos, or theirs does (never both in one lance),
     # counting our EDGE: a game that goes on is worth more to us than to an even pair, so
     # the game is risked on an órdago (ours or theirs) only for a clearly better chance.
@@ -292,6 +311,7 @@ def _values(
                 chance = tables[d.ours - 1][d.theirs]
                 pa = _sig((chance - (1 - refused + ORDAGO_CAUTION)) / WIDTH)
                 pa = ORDAGO_CALL_FLOOR + (1 - ORDAGO_CALL_FLOOR) * pa
+                pa = (1 - q) * pa + q * CARDLESS_ORDAGO_CALL
                 acc += (1 - pa) * refused + (pa if d.win else 0.0)
         else:  # envido
             to = a.to or 0
@@ -304,6 +324,9 @@ def _values(
                 pa = CALL_FLOOR + (1 - CALL_FLOOR) * pa
                 shown = up[to + d.b_us] if d.win else down[to + d.b_them]
                 pr = _sig((d.theirs / 100 - RAISE_AT) / RAISE_WIDTH) if to < 40 else 0.0
+                if q:
+                    pa = (1 - q) * pa + q * CARDLESS_CALL / (1 - CARDLESS_RAISE)
+                    pr = (1 - q) * pr + q * CARDLESS_RAISE
                 acc += (1 - pr) * ((1 - pa) * refused + pa * shown) + pr * down[to + d.b_them]
         out.append(acc / n)
     return out
@@ -371,7 +394,9 @@ def _choose(
         for e in view["said"]
     ):
         considered = [a for a in considered if a.act != "envido"]
-    values = _values(deals, us, them, li, bet, deje, considered)
+    # The other pair answers our bets: how likely it is to answer whatever its cards.
+    q = max(worlds.cardless[(seat + 1) % 4], worlds.cardless[(seat + 3) % 4])
+    values = _values(deals, us, them, li, bet, deje, considered, q)
     # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
     # sampling error or a guess of how the others answer), and needs the lance chance of
     # ``ordago_threshold``: never a bluff, never by habit.
@@ -389,7 +414,7 @@ def _choose(
     if not every_amount:
         return considered[best], list(zip(considered, values, strict=True))
     every = _options(legal, seat, bet, True)
-    every_values = _values(deals, us, them, li, bet, deje, every)
+    every_values = _values(deals, us, them, li, bet, deje, every, q)
     return considered[best], list(zip(every, every_values, strict=True))
 
 
@@ -415,9 +440,22 @@ def _loose(view: dict[str, Any]) -> list[float]:
     return [max(0.0, 2 * x - 1) for x in looseness(view, this_hand=False)]
 
 
+def cardless(view: dict[str, Any]) -> list[float]:
+    """Per seat, the chance that it speaks whatever its cards, from the earlier hands
+    (``CARDLESS_PRIOR``, ``CARDLESS_LLR``); ``sampling.sample`` updates it with this hand."""
+    seats = (view.get("history") or {}).get("seats") or [{}, {}, {}, {}]
+    out = []
+    for counts in seats:
+        x = CARDLESS_PRIOR
+        for k, w in CARDLESS_LLR.items():
+            x += w * counts.get(k, 0)
+        out.append(_sig(x))
+    return out
+
+
 def analyse_chances(view: dict[str, Any], rng: random.Random, samples: int) -> dict[str, float]:
     """``lance_chances`` on ``samples`` deals for the view's seat."""
-    return lance_chances(sample(view, rng, samples, _loose(view)), view["mano"])
+    return lance_chances(sample(view, rng, samples, _loose(view), cardless(view)), view["mano"])
 
 
 def analyse(
@@ -426,7 +464,7 @@ def analyse(
     """Chances, the chosen action and the options' values for the view's seat (no options
     outside the betting: the mus and the discards are not valued)."""
     fixed = _fixed(view)
-    worlds = sample(view, rng, samples, _loose(view))
+    worlds = sample(view, rng, samples, _loose(view), cardless(view))
     chances = lance_chances(worlds, view["mano"])
     if fixed is not None:
         return Analysis(chances, fixed, [])
@@ -441,5 +479,5 @@ def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
         return fixed
     if rng is None:
         rng = seeded_rng(view)
-    worlds = sample(view, rng, DECIDE_SAMPLES, _loose(view))
+    worlds = sample(view, rng, DECIDE_SAMPLES, _loose(view), cardless(view))
     return _choose(view, worlds, False)[0]

@@ -213,3 +213,56 @@ def test_sampled_rivals_who_said_ordago_hold_top_hands():
     w = sample(v, random.Random(1), 400, [0.0] * 4)
     top = sum(PCT["4-reyes"][k[1]][LANCE_IX["grande"]] >= 0.9 for k in w.keys)
     assert top / len(w.keys) > 0.85
+
+
+def _top_share(v, seat: int, lance: str, above: float, cardless=None) -> float:
+    """Share of the sampled deals in which ``seat``'s hand is above ``above`` in ``lance``."""
+    from games.engine.sampling import LANCE_IX, PCT, sample
+
+    w = sample(v, random.Random(1), 400, [0.0] * 4, cardless)
+    pct = PCT[v["mode"]]
+    return sum(pct[k[seat]][LANCE_IX[lance]] > above for k in w.keys) / len(w.keys)
+
+
+def test_the_partners_envido_is_read_as_a_fuerte_bots_and_a_rivals_as_a_sensible_players():
+    # Seat 2 (our partner) opens the grande with an envido: «fuerte» bets with anything, so
+    # that says little of its cards. The same envido by seat 1 (a rival) says «top third».
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto")
+    g = play(g, "1 paso", "2 envido 2")
+    partner = _top_share(view(g, 0), 2, "grande", 0.66)
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 envido 2")
+    rival = _top_share(view(g, 0), 1, "grande", 0.66)
+    assert rival > 0.8
+    assert partner < 0.6
+
+
+def test_an_ordago_reads_stronger_from_a_pair_that_is_not_losing_the_game():
+    # Seat 1 opens the grande with an órdago: at 0-0 it holds a near-sure grande; when its
+    # pair is far behind (5-36) a good one is enough, and the sampled hands say so.
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 ordago")
+    even = view(g, 0)
+    desperate = copy.deepcopy(even)
+    desperate["scores"] = [36, 5]  # seat 0's pair 36, the órdago's pair 5
+    assert _top_share(even, 1, "grande", 0.95) > 0.85
+    assert _top_share(desperate, 1, "grande", 0.95) < 0.6
+
+
+def test_a_rival_that_speaks_whatever_its_cards_has_its_envido_believed_less():
+    # The same opening envido by seat 1: read from a sensible rival it puts seat 1 in the top
+    # third of the grande; from one that is probably cardless (history of big envidos and
+    # raises) the sampled hands are far more spread out, and that chance is what is kept.
+    from games.engine.strong import cardless
+
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 envido 2")
+    v = view(g, 0)
+    sensible = _top_share(v, 1, "grande", 0.66, [0.0] * 4)
+    blind = _top_share(v, 1, "grande", 0.66, [0.0, 0.9, 0.0, 0.9])
+    assert sensible > 0.8 and blind < 0.6
+    loose = copy.deepcopy(v)
+    loose["history"] = {
+        "hands": 3,
+        "seats": [{}, {"big": 2, "raises": 3, "quiero": 2}, {}, {"big": 1, "raises": 2}],
+    }
+    q_first, q_loose = cardless(v), cardless(loose)
+    assert q_loose[1] > 0.9 > 0.5 > q_first[1]
+    assert q_loose[0] == q_first[0]
