@@ -453,9 +453,15 @@ def cardless(view: dict[str, Any]) -> list[float]:
     return out
 
 
+def _worlds(view: dict[str, Any], rng: random.Random, samples: int) -> Worlds:
+    """``samples`` deals for the view's seat, each rival read as loose and as cardless as the
+    game so far says: the bot and the analysis sample alike."""
+    return sample(view, rng, samples, _loose(view), cardless(view))
+
+
 def analyse_chances(view: dict[str, Any], rng: random.Random, samples: int) -> dict[str, float]:
     """``lance_chances`` on ``samples`` deals for the view's seat."""
-    return lance_chances(sample(view, rng, samples, _loose(view), cardless(view)), view["mano"])
+    return lance_chances(_worlds(view, rng, samples), view["mano"])
 
 
 def analyse(
@@ -464,7 +470,7 @@ def analyse(
     """Chances, the chosen action and the options' values for the view's seat (no options
     outside the betting: the mus and the discards are not valued)."""
     fixed = _fixed(view)
-    worlds = sample(view, rng, samples, _loose(view), cardless(view))
+    worlds = _worlds(view, rng, samples)
     chances = lance_chances(worlds, view["mano"])
     if fixed is not None:
         return Analysis(chances, fixed, [])
@@ -479,5 +485,5 @@ def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
         return fixed
     if rng is None:
         rng = seeded_rng(view)
-    worlds = sample(view, rng, DECIDE_SAMPLES, _loose(view), cardless(view))
+    worlds = _worlds(view, rng, DECIDE_SAMPLES)
     return _choose(view, worlds, False)[0]
