@@ -42,7 +42,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         return render(request, "games/_lobby_friends.html", context)
     suspended = services.suspended_until(request.user)
     context = {
-        **lobby_service.shared_context(),
+        **lobby_service.page_context(),
         "suspension": suspension_message(suspended) if suspended else None,
         "may_sit": suspended is None,
         "my_seat": my_seat,

@@ -4,8 +4,10 @@ What every visitor of the lobby sees alike — the public tables waiting and pla
 online — is rendered here once per language and per change, by a beat task every
 MUS_LOBBY_SECONDS, and pushed to the lobby sockets of that language: only the table cards that
 changed, with the order of both lists. A browser that connects gets the whole of it from Redis,
-without a database query. What is the viewer's own (may they sit, their friends, the forms'
-CSRF token) stays on their page: the cards are the same for everybody.
+without a database query. A card goes as data (mode, host, seats; ~150 bytes), and the page
+builds it from the card's skeleton, which the same template renders once per page: the card as
+HTML was ~1.1 KB to each viewer. What is the viewer's own (may they sit, their friends, the
+forms' CSRF token) stays on their page: the cards are the same for everybody.
 
 Before this, every open lobby asked for its fragment every 2 s: ~10 ms of daphne each time, so a
 few hundred people idling in the lobby filled a core (issue #18).
@@ -27,9 +29,8 @@ from django.conf import settings
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.html import strip_spaces_between_tags
 
-from games import hooks
+from games import hooks, labels
 from games.models import Seat, Table
 
 from . import presence
@@ -96,6 +97,49 @@ def _card(table: Table, ratings: Any) -> dict[str, Any]:
     }
 
 
+def card_data(item: dict[str, Any]) -> dict[str, Any]:
+    """A table's card as data, in the active language: what `_table_card.html` shows and what
+    the lobby pushes (`static/js/lobby/live.js` fills the card's skeleton with it). A seat is
+    [name, rating] or null; `playing` and `rated` are there only when true (every byte goes to
+    every viewer)."""
+    table = item["table"]
+    card: dict[str, Any] = {
+        "mode": str(table.get_mode_display()),
+        "host": table.host.public_name,
+        "seats": [
+            [labels.seat_label(seat), rating_text(seat.rating)] if seat else None
+            for seat in item["seats"]
+        ],
+    }
+    if table.status == Table.Status.PLAYING:
+        card["playing"] = True
+    if table.rated:
+        card["rated"] = True
+    return card
+
+
+def rating_text(rating: Any) -> str:
+    """A seat's rating as its card shows it: «1500», «1500?» while provisional, «» for none."""
+    if rating is None:
+        return ""
+    return f"{rating.rating}{'?' if rating.provisional else ''}"
+
+
+#: The skeleton's table: the page's script puts the real one in the links.
+SKELETON_PK = 0
+
+#: The card with every part a card may have, empty: rendered once in the page.
+SKELETON = {"mode": "", "host": "", "seats": [["", ""]] * 4, "playing": True, "rated": True}
+
+
+def page_context() -> dict[str, Any]:
+    """`shared_context` with each card's data in the active language: the page's first view."""
+    context = shared_context()
+    for item in (*context["open_tables"], *context["playing_tables"]):
+        item["card"] = card_data(item)
+    return {**context, "card_skeleton": SKELETON, "card_skeleton_pk": SKELETON_PK}
+
+
 def shared_context() -> dict[str, Any]:
     """What the lobby shows everybody alike (the page renders it too, for its first view)."""
     open_tables, playing = table_cards(
@@ -111,17 +155,11 @@ def shared_context() -> dict[str, Any]:
 
 
 def render(context: dict[str, Any], language: str) -> dict[str, Any]:
-    """The lobby in `language` as a whole message: every card by table id, the order of both
-    lists, and the online part."""
+    """The lobby in `language` as a whole message: every card's data by table id, the order of
+    both lists, and the online part."""
     items = [*context["open_tables"], *context["playing_tables"]]
     with translation.override(language):
-        cards = {
-            # Without the indentation: each byte goes to every viewer.
-            str(item["table"].pk): strip_spaces_between_tags(
-                render_to_string("games/_table_card.html", {"item": {**item, "pushed": True}})
-            ).strip()
-            for item in items
-        }
+        cards = {str(item["table"].pk): card_data(item) for item in items}
         title = render_to_string("games/_lobby_online_title.html", context).strip()
         online = render_to_string("games/_lobby_online_list.html", context)
     return {
@@ -150,7 +188,7 @@ def changes(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any
     for part in ("open", "playing", "online_title", "online"):
         if now[part] != before.get(part):
             update[part] = now[part]
-    cards = {k: html for k, html in now["cards"].items() if before["cards"].get(k) != html}
+    cards = {k: card for k, card in now["cards"].items() if before["cards"].get(k) != card}
     if cards:
         update["cards"] = cards
     # A card sent again comes without its score: its score comes with it.
@@ -183,7 +221,7 @@ def paced(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
         **now,
         "open": [pk for pk in now["open"] if str(pk) not in late],
         "playing": [pk for pk in now["playing"] if str(pk) not in late],
-        "cards": {k: html for k, html in now["cards"].items() if k not in late},
+        "cards": {k: card for k, card in now["cards"].items() if k not in late},
         "scores": {k: v for k, v in now["scores"].items() if k not in late},
     }
 

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from games.models import Table
-from tests.factories import PASSWORD
+from games import services
+from games.models import Seat, Table
+from games.services import lobby
+from tests.factories import PASSWORD, establish, make_user, started_table
 from tests.live import celery_worker, screenshot
 
 from .support import DESKTOP, PHONE
@@ -16,6 +19,11 @@ from .support import DESKTOP, PHONE
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TIMEOUT = 10_000
+
+
+def between_tags(html: str) -> str:
+    """HTML without the spaces between tags (the page's indentation)."""
+    return re.sub(r">\s+<", "><", html).strip()
 
 
 def sign_up(browser: Any, base_url: str, username: str, viewport: dict[str, int]) -> Any:
@@ -82,6 +90,23 @@ def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     )
     assert visitor.locator("li.table-card").count() == 1
 
+    # The card the visitor's script built from the pushed data is the card the page renders
+    # itself (one template, games/_table_card.html, for both).
+    built = visitor.locator(f'li.table-card[data-table="{table_id}"]').evaluate("e => e.outerHTML")
+    served = visitor.context.request.get(f"{live_site}/", headers={"Accept-Language": "en"}).text()
+    rendered = visitor.evaluate(
+        """([html, id]) => {
+            const page = document.createElement("template");
+            page.innerHTML = html;
+            const card = page.content.querySelector(`li.table-card[data-table="${id}"]`);
+            card.querySelectorAll("[name=csrfmiddlewaretoken]").forEach((e) => e.remove());
+            return card.outerHTML;
+        }""",
+        [served, table_id],
+    )
+    assert "mateo" in built and "Sit down" in built
+    assert between_tags(built) == between_tags(rendered)
+
     # The host's waiting page is told over the table's socket (its poll is every 30 s, beyond
     # this wait): the guest shows up in a seat.
     host.locator(".seats-big .seat-name", has_text="mateo").wait_for(timeout=TIMEOUT)
@@ -93,3 +118,58 @@ def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     screenshot(guest, "lobby-5-guest-seated-phone")
 
     assert host.js_errors == [] and guest.js_errors == [] and visitor_errors == []
+
+
+def test_every_kind_of_card_the_script_builds_is_the_card_the_page_renders(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    """A game in play (score, free-seat-less, settled and provisional ratings) and a waiting table
+    with a bot and free seats, in both languages: the cards the page's script builds from the
+    whole lobby it gets on connecting are, tag for tag, the ones the page rendered."""
+
+    def tables() -> None:
+        playing = [make_user(f"juega{i}") for i in range(4)]
+        establish(playing[:2])
+        establish(playing[2:3], games=3)
+        table = started_table(playing)
+        Table.objects.filter(pk=table.pk).update(scores=[12, 7])
+        host = make_user("espera")
+        waiting = services.create_table(host, "8-reyes", rated=False)
+        services.fill_with_bots(host, waiting.pk, "fuerte")
+        services.leave_seat(Seat.objects.get(table=waiting, seat=1).user, waiting.pk)
+        lobby.publish()
+
+    orm(tables)
+    try:
+        for locale, language in (("es-ES", "es"), ("en-GB", "en")):
+            page = browser.new_context(viewport=DESKTOP, locale=locale).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc, seen=errors: seen.append(str(exc)))
+            served = page.context.request.get(
+                f"{live_site}/", headers={"Accept-Language": language}
+            ).text()
+            page.goto(f"{live_site}/")
+            page.locator("#lobby-live[data-version]").wait_for(timeout=TIMEOUT)
+            built = page.eval_on_selector_all("li.table-card", "all => all.map(e => e.outerHTML)")
+            rendered = page.evaluate(
+                """(html) => {
+                    const whole = document.createElement("template");
+                    whole.innerHTML = html;
+                    const cards = whole.content.querySelectorAll("#lobby-live li.table-card");
+                    for (const e of whole.content.querySelectorAll("[name=csrfmiddlewaretoken]")) {
+                        e.remove();
+                    }
+                    return Array.from(cards, (e) => e.outerHTML);
+                }""",
+                served,
+            )
+            assert len(built) == 2 and any("12 – 7" in card for card in built)
+            bot = {"es": "(fuerte)", "en": "(strong)"}[language]
+            assert bot in "".join(built) and "1500?" in "".join(built)
+            assert "seat-closed" not in "".join(built) and "seat-free" in "".join(built)
+            assert [between_tags(card) for card in built] == [
+                between_tags(card) for card in rendered
+            ]
+            assert errors == []
+    finally:
+        orm(lobby.forget)

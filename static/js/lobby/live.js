@@ -1,6 +1,7 @@
 // The lobby's lists kept up to date over /ws/sala/ (games.services.lobby): the server pushes the
-// table cards that changed and the order of both lists; the page renders them first, so without
-// a socket it still shows them as they were.
+// data of the table cards that changed and the order of both lists; the page renders them first,
+// so without a socket it still shows them as they were. A pushed card is built from the card's
+// skeleton, which the page's own card template renders once (games/_table_card.html).
 
 const live = document.getElementById("lobby-live");
 const lists = {
@@ -18,10 +19,42 @@ let version = null;
 let retry = 1000;
 let socket = null;
 
-function cardFrom(html) {
-  const template = document.createElement("template");
-  template.innerHTML = html.trim();
-  return template.content.firstElementChild;
+const skeleton = document.getElementById("lobby-card-skeleton").content.firstElementChild;
+const SKELETON_PK = "/0/";
+
+// Names go in as text, never as HTML.
+function cardFrom(id, data) {
+  const card = skeleton.cloneNode(true);
+  const part = (selector, within = card) => within.querySelector(selector);
+  const at = (element, attribute) =>
+    element.setAttribute(attribute, element.getAttribute(attribute).replace(SKELETON_PK, `/${id}/`));
+  card.dataset.table = id;
+  const title = part(".table-title");
+  at(title, "href");
+  title.textContent = data.mode;
+  part(".table-number").textContent = `#${id}`;
+  if (!data.playing) {
+    part(".badge.live").remove();
+    part(".score-line").remove();
+  }
+  if (!data.rated) part(".badge.rated").remove();
+  part(".host bdi").textContent = data.host;
+  card.querySelectorAll(".seat-mini").forEach((place, index) => {
+    const seat = (data.seats || [])[index];
+    const drop = (...selectors) => selectors.forEach((selector) => part(selector, place).remove());
+    if (seat) {
+      part(".seat-name bdi", place).textContent = seat[0];
+      if (seat[1]) part(".seat-rating", place).textContent = seat[1];
+      else drop(".seat-rating");
+      drop("form.sit", ".seat-free", ".seat-closed");
+    } else if (data.playing) {
+      drop(".seat-name", ".seat-rating", "form.sit", ".seat-free");
+    } else {
+      drop(".seat-name", ".seat-rating", ".seat-closed");
+      at(part("form.sit", place), "action");
+    }
+  });
+  return card;
 }
 
 function apply(msg) {
@@ -33,6 +66,7 @@ function apply(msg) {
     return;
   }
   version = msg.v;
+  live.dataset.version = String(version); // (the lobby this page shows, for whoever looks)
   const cards = msg.cards || {};
   const known = new Map();
   for (const item of live.querySelectorAll("li.table-card[data-table]")) {
@@ -46,7 +80,7 @@ function apply(msg) {
       Array.from(lists[name].querySelectorAll("li.table-card[data-table]"), (item) => item.dataset.table);
     const items = ids.map((id) => {
       const key = String(id);
-      return key in cards ? cardFrom(cards[key]) : known.get(key);
+      return key in cards ? cardFrom(key, cards[key]) : known.get(key);
     });
     lists[name].replaceChildren(...items.filter(Boolean));
     empties[name].hidden = items.length > 0;
