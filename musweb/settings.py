@@ -174,9 +174,10 @@ MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
 # How often the lobby's lists are rendered and what changed pushed to its sockets (games.push_lobby).
 MUS_LOBBY_SECONDS = env_int("MUS_LOBBY_SECONDS", 2, minimum=1)
-# A change of scores or of who is online alone is pushed to the lobby at most this often: every
-# update is a frame to every viewer, and a score a few seconds old tells a visitor as much.
-MUS_LOBBY_SCORES_SECONDS = env_int("MUS_LOBBY_SCORES_SECONDS", 10, minimum=0)
+# A change of the games in play, their scores or who is online alone is pushed to the lobby at most
+# this often: every update is a frame to every viewer, and a game in play a few seconds old tells a
+# visitor as much (the tables waiting for players go at once).
+MUS_LOBBY_AMBIENT_SECONDS = env_int("MUS_LOBBY_AMBIENT_SECONDS", 10, minimum=0)
 # Sweeps further apart than this were stopped by an outage: every clock in play moves on by the time
 # lost (games.services.clockwork). A busy worker leaves 3-12 s between sweeps with no outage.
 MUS_SWEEP_GAP_SECONDS = env_int("MUS_SWEEP_GAP_SECONDS", 20, minimum=3)

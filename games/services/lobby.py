@@ -201,9 +201,10 @@ def changes(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any
 
 #: At most this many cards new or changed per update. When many tables start at once (a
 #: tournament round, a load test) every card of the lobby changes in a few seconds, and each goes
-#: to every viewer: 100 tables starting sent each of 1,000 viewers ~90 KB in 6 s, and the live
-#: tables' p99 doubled. The rest follow in the next updates (MUS_LOBBY_SECONDS apart).
-MOST_CARDS = 6
+#: to every viewer: 100 tables starting sent each of 1,000 viewers ~90 KB in 6 s when a card was
+#: HTML, and the live tables' p99 doubled. The rest follow in the next updates (MUS_LOBBY_SECONDS
+#: apart). Twenty cards as data are ~3 KB.
+MOST_CARDS = 20
 
 
 def paced(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
@@ -226,13 +227,16 @@ def paced(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-#: What changes all the time and can be a few seconds late: the scores, who is online.
-AMBIENT = frozenset({"type", "scores", "online_title", "online"})
+#: What changes all the time and can be a few seconds late: the games in play (which start and
+#: end every few seconds on a busy site), their scores, who is online.
+AMBIENT = frozenset({"type", "playing", "cards", "scores", "online_title", "online"})
 
 
-def ambient_only(update: dict[str, Any]) -> bool:
-    """An update that changes no table card nor list: it can wait (MUS_LOBBY_SCORES_SECONDS)."""
-    return set(update) <= AMBIENT
+def ambient_only(update: dict[str, Any], now: dict[str, Any]) -> bool:
+    """An update that changes nothing of the tables waiting for players (what the lobby is for:
+    a seat offered or taken goes at once): it can wait (MUS_LOBBY_AMBIENT_SECONDS)."""
+    waiting = {str(pk) for pk in now["open"]}
+    return set(update) <= AMBIENT and not waiting & set(update.get("cards", ()))
 
 
 def publish(now_seconds: float | None = None) -> int:
@@ -240,10 +244,10 @@ def publish(now_seconds: float | None = None) -> int:
     group message; returns how many languages changed. Run by beat every MUS_LOBBY_SECONDS
     (`games.push_lobby`).
 
-    Scores change with nearly every hand somewhere, the number online with every arrival, and
-    each update is a frame to every viewer: an update of those alone waits until the last one
-    pushed is MUS_LOBBY_SCORES_SECONDS old (the stored lobby keeps the old ones meanwhile, so the
-    next update brings all of them)."""
+    Games start and end every few seconds on a busy site, scores change with nearly every hand
+    somewhere, the number online with every arrival, and each update is a frame to every viewer:
+    an update of those alone waits until the last one pushed is MUS_LOBBY_AMBIENT_SECONDS old
+    (the stored lobby keeps the old ones meanwhile, so the next update brings all of them)."""
     at = time.time() if now_seconds is None else now_seconds
     context = shared_context()
     store = presence.client()
@@ -260,8 +264,8 @@ def publish(now_seconds: float | None = None) -> int:
             continue
         if (
             before is not None
-            and ambient_only(update)
-            and at - float(before.get("at", 0)) < settings.MUS_LOBBY_SCORES_SECONDS
+            and ambient_only(update, now)
+            and at - float(before.get("at", 0)) < settings.MUS_LOBBY_AMBIENT_SECONDS
         ):
             continue
         version = int(before["v"]) + 1 if before else 1

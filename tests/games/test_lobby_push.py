@@ -250,7 +250,7 @@ async def test_a_score_that_changes_is_pushed_alone_not_with_its_card(
     assert "0 – 0" not in json.dumps(whole["cards"])
 
     await sync_to_async(Table.objects.filter(pk=table.pk).update)(scores=[2, 5])
-    await publish(time.time() + settings.MUS_LOBBY_SCORES_SECONDS)
+    await publish(time.time() + settings.MUS_LOBBY_AMBIENT_SECONDS)
     update = await next_message(comm)
     assert update == {"type": "lobby", "v": whole["v"] + 1, "scores": {str(table.pk): "2 – 5"}}
     await comm.disconnect()
@@ -267,7 +267,7 @@ async def test_scores_alone_wait_for_their_interval_and_go_with_the_next_change(
     whole = await next_message(comm)
 
     await sync_to_async(Table.objects.filter(pk=table.pk).update)(scores=[4, 0])
-    assert await publish(start + settings.MUS_LOBBY_SCORES_SECONDS - 1) == 0
+    assert await publish(start + settings.MUS_LOBBY_AMBIENT_SECONDS - 1) == 0
     assert await comm.receive_nothing(timeout=0.3)
 
     # A new table is pushed at once, and the score that waited goes with it.
@@ -372,8 +372,40 @@ async def test_who_is_online_alone_waits_like_the_scores(make_user: Callable[...
     await sync_to_async(presence.touch)(arriving.pk)
     assert await publish(start + 1) == 0  # the number online changed, nothing else
     assert await comm.receive_nothing(timeout=0.3)
-    assert await publish(start + settings.MUS_LOBBY_SCORES_SECONDS) == 2
+    assert await publish(start + settings.MUS_LOBBY_AMBIENT_SECONDS) == 2
     update = await next_message(comm)
     assert update["v"] == whole["v"] + 1 and "recien_llegada" in update["online"]
     assert "open" not in update and "cards" not in update
+    await comm.disconnect()
+
+
+async def test_games_in_play_alone_wait_and_a_waiting_table_goes_at_once(
+    make_user: Callable[..., User],
+) -> None:
+    host, guest = await sync_to_async(make_user)("espera"), await sync_to_async(make_user)("sienta")
+    waiting = await sync_to_async(services.create_table)(host, "4-reyes")
+    start = time.time()
+    await publish(start)
+    comm = await opened()
+    whole = await next_message(comm)
+
+    # A game that starts elsewhere changes only the games in play: it waits.
+    players = [await sync_to_async(make_user)(f"g{i}") for i in range(4)]
+    game = await sync_to_async(started_table)(players)
+    assert await publish(start + 1) == 0
+    assert await comm.receive_nothing(timeout=0.3)
+
+    # A seat taken at a waiting table goes at once, and the game in play with it.
+    await sync_to_async(services.take_seat)(guest, waiting.pk, 1)
+    assert await publish(start + 2) == 2
+    update = await next_message(comm)
+    assert update["v"] == whole["v"] + 1 and update["playing"] == [game.pk]
+    assert set(update["cards"]) == {str(waiting.pk), str(game.pk)}
+    assert update["cards"][str(waiting.pk)]["seats"][1][0] == "sienta"
+
+    # A game that ends leaves the list when the interval has passed.
+    await sync_to_async(Table.objects.filter(pk=game.pk).update)(status=Table.Status.FINISHED)
+    assert await publish(start + 3) == 0
+    assert await publish(start + 2 + settings.MUS_LOBBY_AMBIENT_SECONDS) == 2
+    assert (await next_message(comm))["playing"] == []
     await comm.disconnect()
