@@ -137,7 +137,12 @@ def page_context() -> dict[str, Any]:
     context = shared_context()
     for item in (*context["open_tables"], *context["playing_tables"]):
         item["card"] = card_data(item)
-    return {**context, "card_skeleton": SKELETON, "card_skeleton_pk": SKELETON_PK}
+    return {
+        **context,
+        "card_skeleton": SKELETON,
+        "card_skeleton_pk": SKELETON_PK,
+        "online_skeleton": [{"username": SKELETON_PK, "public_name": ""}],
+    }
 
 
 def shared_context() -> dict[str, Any]:
@@ -161,7 +166,6 @@ def render(context: dict[str, Any], language: str) -> dict[str, Any]:
     with translation.override(language):
         cards = {str(item["table"].pk): card_data(item) for item in items}
         title = render_to_string("games/_lobby_online_title.html", context).strip()
-        online = render_to_string("games/_lobby_online_list.html", context)
     return {
         "type": "lobby",
         "open": [item["table"].pk for item in context["open_tables"]],
@@ -174,7 +178,8 @@ def render(context: dict[str, Any], language: str) -> dict[str, Any]:
             if item["table"].status == Table.Status.PLAYING
         },
         "online_title": title,
-        "online": online,
+        # As data too: the list changes with every few arrivals and goes to every viewer.
+        "online": [[player.username, player.public_name] for player in context["online"]],
     }
 
 

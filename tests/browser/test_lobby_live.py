@@ -10,7 +10,7 @@ import pytest
 
 from games import services
 from games.models import Seat, Table
-from games.services import lobby
+from games.services import lobby, presence
 from tests.factories import PASSWORD, establish, make_user, started_table
 from tests.live import celery_worker, screenshot
 
@@ -137,6 +137,9 @@ def test_every_kind_of_card_the_script_builds_is_the_card_the_page_renders(
         waiting = services.create_table(host, "8-reyes", rated=False)
         services.fill_with_bots(host, waiting.pk, "fuerte")
         services.leave_seat(Seat.objects.get(table=waiting, seat=1).user, waiting.pk)
+        # Who is online, one with the characters a username may have that a link escapes or not.
+        for user in [*playing, make_user("ana+b@c.es", display_name="Ana <b>")]:
+            presence.touch(user.pk)
         lobby.publish()
 
     orm(tables)
@@ -150,19 +153,26 @@ def test_every_kind_of_card_the_script_builds_is_the_card_the_page_renders(
             ).text()
             page.goto(f"{live_site}/")
             page.locator("#lobby-live[data-version]").wait_for(timeout=TIMEOUT)
-            built = page.eval_on_selector_all("li.table-card", "all => all.map(e => e.outerHTML)")
+            built = page.eval_on_selector_all(
+                "li.table-card, #lobby-online-list", "all => all.map(e => e.outerHTML)"
+            )
             rendered = page.evaluate(
                 """(html) => {
                     const whole = document.createElement("template");
                     whole.innerHTML = html;
-                    const cards = whole.content.querySelectorAll("#lobby-live li.table-card");
+                    const parts = whole.content.querySelectorAll(
+                        "#lobby-live li.table-card, #lobby-online-list"
+                    );
                     for (const e of whole.content.querySelectorAll("[name=csrfmiddlewaretoken]")) {
                         e.remove();
                     }
-                    return Array.from(cards, (e) => e.outerHTML);
+                    return Array.from(parts, (e) => e.outerHTML);
                 }""",
                 served,
             )
+            online = built.pop()
+            assert 'href="/jugadores/ana+b@c.es/"' in online and "Ana &lt;b&gt;" in online
+            assert online.count("<a ") == 5 and between_tags(online) == between_tags(rendered.pop())
             assert len(built) == 2 and any("12 – 7" in card for card in built)
             bot = {"es": "(fuerte)", "en": "(strong)"}[language]
             assert bot in "".join(built) and "1500?" in "".join(built)

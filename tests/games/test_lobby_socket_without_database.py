@@ -18,7 +18,7 @@ def test_the_lobby_socket_needs_no_database_and_no_session() -> None:
     """Routed outside the session and user look-up: with the database out of reach (this test
     has no database access at all), a visitor's socket still opens and gets the stored lobby."""
     stored = {"type": "lobby", "full": True, "v": 7, "open": [], "playing": [], "cards": {}}
-    stored["online"] = "<h2>0</h2>"
+    stored["online"] = [["ana", "Ana"]]
     presence.client().set(lobby.snapshot_key("es"), json.dumps(stored))
 
     async def visit() -> dict[str, Any]:

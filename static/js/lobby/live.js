@@ -57,6 +57,31 @@ function cardFrom(id, data) {
   return card;
 }
 
+// Who is online: [username, name] each, built like the page's own list (games/_lobby_online_list.html).
+const onlineLink = document.getElementById("lobby-online-skeleton").content.querySelector("a");
+const nobody = document.getElementById("lobby-online-nobody").content;
+
+// A username in a link as Django's `reverse` writes it (RFC 3986's sub-delimiters, ":" and "@"
+// left as they are).
+function profilePart(username) {
+  return encodeURIComponent(username).replace(/%(24|26|2B|2C|3B|3D|3A|40)/gi, (hex) =>
+    decodeURIComponent(hex),
+  );
+}
+
+function onlineFrom(people) {
+  if (!people.length) return [nobody.cloneNode(true)];
+  const parts = [];
+  people.forEach(([username, name], index) => {
+    const link = onlineLink.cloneNode(true);
+    link.setAttribute("href", link.getAttribute("href").replace(SKELETON_PK, `/${profilePart(username)}/`));
+    link.querySelector("bdi").textContent = name;
+    if (index) parts.push(" · ");
+    parts.push(link);
+  });
+  return parts;
+}
+
 function apply(msg) {
   if (!msg.full && version === null) return; // (sent while the whole lobby was being read)
   if (!msg.full && msg.v <= version) return; // (already in the whole lobby just received)
@@ -92,7 +117,7 @@ function apply(msg) {
   }
   provisional.hidden = shown === 0;
   if (msg.online_title !== undefined) onlineTitle.textContent = msg.online_title;
-  if (msg.online !== undefined) online.innerHTML = msg.online;
+  if (msg.online !== undefined) online.replaceChildren(...onlineFrom(msg.online));
 }
 
 function connect() {
