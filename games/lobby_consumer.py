@@ -14,8 +14,13 @@ from .services import lobby
 
 
 class LobbyConsumer(ListeningConsumer):
+    #: No channel of its own: the lobby reaches it through its process's relay, and a channel
+    #: would be a receive pending on channels_redis for every viewer, beside the tables' own.
+    #: An alias with no layer configured gives the consumer none (`get_channel_layer`).
+    channel_layer_alias = "lobby-sockets-need-no-channel"
     language: str = "es"
     watching: bool = False
+    key: str = ""
 
     async def connect(self) -> None:
         query = parse_qs(self.scope.get("query_string", b"").decode())
@@ -24,7 +29,8 @@ class LobbyConsumer(ListeningConsumer):
         await self.accept()
         # Listen first: a change pushed while the lobby is read arrives after it (or is one
         # the page already has).
-        lobby.watch(self.channel_name, self.language, self.send_text)
+        self.key = f"lobby-{id(self)}"
+        lobby.watch(self.key, self.language, self.send_text)
         self.watching = True
         snapshot = await lobby.snapshot(self.language)
         if snapshot is not None:
@@ -35,4 +41,4 @@ class LobbyConsumer(ListeningConsumer):
 
     async def disconnect(self, code: int) -> None:
         if self.watching:
-            lobby.unwatch(self.channel_name)
+            lobby.unwatch(self.key)

@@ -125,9 +125,10 @@ def _stop(proc: subprocess.Popen[Any], timeout: float = 10) -> None:
 
 @contextmanager
 def daphne_server(
-    port: int | None = None, **env: str
+    port: int | None = None, args: tuple[str, ...] = (), **env: str
 ) -> Iterator[tuple[str, subprocess.Popen[Any]]]:
-    """A real daphne serving the site: its URL and its process (to kill it)."""
+    """A real daphne serving the site: its URL and its process (to kill it); `args` are more
+    of its command-line options."""
     _require_slow("daphne")
     port = port or free_port()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -142,6 +143,7 @@ def daphne_server(
                 "127.0.0.1",
                 "-p",
                 str(port),
+                *args,
                 "musweb.asgi:application",
             ],
             cwd=ROOT,

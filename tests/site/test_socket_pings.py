@@ -1,0 +1,59 @@
+"""daphne's pings are spread over time (musweb.server): sockets that only listen and opened
+together are not all pinged in the same instant, whose burst of pings and pongs held up every
+live table on the server (docs/performance.md, «The lobby through nginx, fourth session»)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import pytest
+from websockets.asyncio.client import connect
+
+from tests.live import daphne_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+SOCKETS = 30
+INTERVAL = 3  # seconds: daphne's --ping-interval in this test (the site runs with 20)
+
+
+class Pings(logging.Handler):
+    """The instants at which each socket got its first ping (websockets logs every frame)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.first: dict[int, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("< PING"):
+            self.first.setdefault(id(record.websocket), time.monotonic())  # type: ignore[attr-defined]
+
+
+async def watch_lobby(base: str, pings: Pings) -> None:
+    logger = logging.getLogger(f"tests.pings.{id(pings)}")
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    logger.addHandler(pings)
+    sockets = [
+        await connect(f"ws://{base}/ws/sala/?lang=es", origin=f"http://{base}", logger=logger)
+        for _ in range(SOCKETS)
+    ]
+    deadline = time.monotonic() + 2 * INTERVAL + 2
+    while len(pings.first) < SOCKETS and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    for socket in sockets:
+        await socket.close()
+
+
+def test_sockets_that_open_together_are_not_all_pinged_at_once() -> None:
+    with daphne_server(args=("--ping-interval", str(INTERVAL))) as (url, _proc):
+        pings = Pings()
+        asyncio.run(watch_lobby(url.removeprefix("http://"), pings))
+    assert len(pings.first) == SOCKETS  # every socket is still pinged within its interval
+    times = sorted(pings.first.values())
+    # daphne alone pings all thirty in one check (within a few milliseconds of each other).
+    assert times[-1] - times[0] > 0.5
+    same_instant = max(sum(1 for t in times if abs(t - u) < 0.1) for u in times)
+    assert same_instant < SOCKETS * 2 // 3
