@@ -575,22 +575,25 @@ def _latencies(ms: list[float]) -> str:
 
 
 #: The tables each run fills (400 players, their tables and seats).
-FILLED = ("accounts_user", "games_table", "games_seat")
+FILLED = ("accounts_user", "games_table", "games_seat", "games_connection")
 
 
 def analyse_without_autovacuum() -> str:
-    """Fresh planner statistics for the tables a run fills, if PostgreSQL's autovacuum is off
-    (as on the CI machines: `conf.d/90-ci.conf`). Without them, after a few runs the planner
-    still believed in the first run's few hundred players and joined every seat's user by
-    reading the whole players' table: the site got slower with every run (docs/performance.md).
-    A production PostgreSQL keeps these statistics itself."""
+    """Vacuumed, with fresh planner statistics, the tables a run fills and churns, if
+    PostgreSQL's autovacuum is off (as on the CI machines: `conf.d/90-ci.conf`). Without the
+    statistics, after a few runs the planner still believed in the first run's few hundred
+    players and joined every seat's user by reading the whole players' table; without the
+    vacuum, every socket's row (`games_connection`, a few live rows) left a dead one behind, and
+    after ~30 runs each count of a seat's sockets went through 34,000 of them: the site got
+    slower with every run (docs/performance.md). A production PostgreSQL does both itself.
+    (Outside a transaction: VACUUM refuses to run in one.)"""
     with connection.cursor() as cursor:
         cursor.execute("SHOW autovacuum")
         if cursor.fetchone()[0] == "on":
             return ""
         for table in FILLED:
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
-    return "autovacuum is off in this PostgreSQL: analysed " + ", ".join(FILLED)
+            cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(table)}")
+    return "autovacuum is off in this PostgreSQL: vacuumed and analysed " + ", ".join(FILLED)
 
 
 def main(
