@@ -99,12 +99,15 @@ EDGE = 6
 #: a sensible one refuses more and wins more of the bets that get shown).
 CARDLESS_PRIOR = -1.1
 CARDLESS_LLR = {
-    "big": 2.0,
-    "raises": 0.9,
-    "quiero": 0.35,
-    "no_quiero": -0.3,
-    "shown_lost": 0.7,
-    "shown_won": -0.6,
+    "pasos": 0.25,
+    "bets": -0.43,
+    "raises": 0.55,
+    "big": 0.26,
+    "ordagos": -0.58,
+    "quiero": 0.46,
+    "no_quiero": -0.4,
+    "shown_won": -0.23,
+    "shown_lost": 0.18,
 }
 #: How a cardless pair answers our envido (quiero; raise or órdago) and our órdago (quiero).
 CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.53
