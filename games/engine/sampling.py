@@ -40,6 +40,13 @@ LANCE_NAMES = ("grande", "chica", "pares", "juego", "punto")
 LANCE_IX = {n: i for i, n in enumerate(LANCE_NAMES)}
 #: Index of the overall-strength percentile in a ``pct`` row (after the five lances).
 UTILITY = 5
+#: Index of a lance's *upper* percentile in a ``pct`` row (``UPPER + lance``): the share of
+#: the class the hand beats or ties, where the others are mid-rank. A big class of equal
+#: hands (31 in juego, four reyes in 8 reyes) sits at its middle by mid-rank, but a player
+#: holding one knows nothing beats it: an órdago is read on this one (``seat_facts``).
+UPPER = 6
+#: The acts read on the upper percentile.
+ON_UPPER = ("ordago", "ordago_behind")
 MAX_TRIES = 40
 #: A pair whose chance to win the game is under this says órdago with less than a sure lance.
 BEHIND = 0.2
@@ -85,7 +92,9 @@ def _percentile_table(mode: str) -> dict[int, tuple[float, ...]]:
             return row[JUEGO] == 0
         return True
 
-    def ranks(value: Callable[[int], float], keys: list[int]) -> dict[int, float]:
+    def ranks(
+        value: Callable[[int], float], keys: list[int], upper: bool = False
+    ) -> dict[int, float]:
         mass = sum(weight[k] for k in keys)
         out: dict[int, float] = {}
         below = 0.0
@@ -99,16 +108,18 @@ def _percentile_table(mode: str) -> dict[int, tuple[float, ...]]:
                 eq += weight[ordered[j]]
                 j += 1
             for k in ordered[i:j]:
-                out[k] = (below + eq / 2) / mass
+                out[k] = (below + (eq if upper else eq / 2)) / mass
             below += eq
             i = j
         return out
 
     per_lance = []
+    tops = []
     for lance in range(5):
         f = STRENGTH[lance]
         keys = [k for k in weight if in_class(ROWS[k], lance)]
         per_lance.append(ranks(_field(f), keys))
+        tops.append(ranks(_field(f), keys, upper=True))
 
     def utility(k: int) -> float:
         row = ROWS[k]
@@ -125,10 +136,18 @@ def _percentile_table(mode: str) -> dict[int, tuple[float, ...]]:
         return u
 
     util = ranks(utility, list(weight))
-    return {k: (*(per_lance[lance].get(k, 0.0) for lance in range(5)), util[k]) for k in weight}
+    return {
+        k: (
+            *(per_lance[lance].get(k, 0.0) for lance in range(5)),
+            util[k],
+            *(tops[lance].get(k, 0.0) for lance in range(5)),
+        )
+        for k in weight
+    }
 
 
-#: PCT[mode][key] -> (grande, chica, pares, juego, punto, overall) percentiles.
+#: PCT[mode][key] -> (grande, chica, pares, juego, punto, overall) mid-rank percentiles, then
+#: the five lances' upper percentiles (``UPPER``).
 PCT: dict[str, dict[int, tuple[float, ...]]] = {m: _percentile_table(m) for m in MODES}
 
 
@@ -259,7 +278,7 @@ def seat_facts(view: dict[str, Any], loose: list[float]) -> list[SeatFacts]:
             kind = act
         if seat == partner:
             kind = PARTNER.get(kind, kind)
-        evidence[seat].append((kind, li))
+        evidence[seat].append((kind, li + UPPER if kind in ON_UPPER else li))
     return [
         (
             _answer(pares, s),

@@ -19,7 +19,7 @@ import pytest
 
 from games.engine import MODES, Action, apply, bot, estimate, new_game, view
 
-from .support import deal, play
+from .support import deal, pass_lance, play
 from .test_bot import _same_view_elsewhere, legal_for
 
 
@@ -260,9 +260,66 @@ def test_a_rival_that_speaks_whatever_its_cards_has_its_envido_believed_less():
     assert sensible > 0.8 and blind < 0.6
     loose = copy.deepcopy(v)
     loose["history"] = {
-        "hands": 3,
-        "seats": [{}, {"big": 2, "raises": 3, "quiero": 2}, {}, {"big": 1, "raises": 2}],
+        "hands": 4,
+        "seats": [
+            {},
+            {"pasos": 4, "big": 2, "raises": 3, "quiero": 3, "shown_lost": 1},
+            {},
+            {"big": 1, "raises": 2},
+        ],
     }
     q_first, q_loose = cardless(v), cardless(loose)
     assert q_loose[1] > 0.9 > 0.5 > q_first[1]
     assert q_loose[0] == q_first[0]
+
+
+def test_a_rival_that_bets_often_says_ordago_and_refuses_reads_sensible():
+    # «fuerte»'s own way of playing (it opens with anything, envidos of 7 included, and
+    # refuses a lot) must not read as a random player's: before the weights were fitted a
+    # few envidos of 7 made a «fuerte» rival look cardless (docs/engine.md, «Fifth round»).
+    from games.engine.strong import cardless
+
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 envido 2")
+    v = view(g, 0)
+    v["history"] = {
+        "hands": 5,
+        "seats": [
+            {},
+            {"pasos": 2, "bets": 4, "big": 2, "ordagos": 1, "no_quiero": 5, "shown_won": 1},
+            {},
+            {"pasos": 3, "bets": 3, "big": 1, "no_quiero": 4, "quiero": 1},
+        ],
+    }
+    q = cardless(v)
+    assert q[1] < 0.1 and q[3] < 0.25
+
+
+def _juego_ordago_by_a_mano_with_31(ours: str):
+    """Seat 1 (mano) holds 31 and says órdago in juego; seat 0 holds ``ours`` and answers."""
+    g = deal({0: ours, 1: "12c 10o 11b 1c", 2: "4o 5c 6e 7b", 3: "4c 5o 6b 7c"}, mano=1)
+    g = play(g, "1 corto")
+    while g.lance != "juego":
+        g = pass_lance(g)
+    return play(g, "1 ordago")
+
+
+def test_a_rivals_ordago_in_juego_is_read_as_the_top_of_the_juegos():
+    # 31 is a big class of equal hands: by its mid-rank percentile (0.8 in juego) an órdago's
+    # likelihood fell to its floor and the rival's hand was sampled as any juego (31 in
+    # about half the deals). Read on the upper percentile, the órdago says 31.
+    from games.engine.sampling import JUEGO_VALUE, ROWS, sample
+
+    v = view(_juego_ordago_by_a_mano_with_31("12o 10c 11e 2b"), 0)
+    w = sample(v, random.Random(1), 400, [0.0] * 4)
+    assert sum(ROWS[k[1]][JUEGO_VALUE] == 3 for k in w.keys) / len(w.keys) > 0.9
+
+
+def test_it_refuses_a_juego_ordago_with_32_even_when_behind():
+    # Holding 32 at 20-30, the mano's órdago in juego (a 31, by how a sensible player
+    # risks the game) is refused: read as any juego it looked like a 36 % chance and was
+    # accepted.
+    v = view(_juego_ordago_by_a_mano_with_31("12o 10c 11e 2b"), 0)
+    v["scores"] = [20, 30]
+    assert estimate.chances(v, random.Random(1), 400)["juego"] < 0.1
+    for i in range(3):
+        assert bot.decide(v, random.Random(i), "fuerte").act == "no_quiero"
