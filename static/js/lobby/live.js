@@ -19,8 +19,10 @@ let version = null;
 let retry = 1000;
 let socket = null;
 
-const skeleton = document.getElementById("lobby-card-skeleton").content.firstElementChild;
-const SKELETON_PK = "/0/";
+const skeletons = document.getElementById("lobby-card-skeleton");
+const skeleton = skeletons.content.firstElementChild;
+// The table (and the player) the skeletons' links are written for (games.services.lobby).
+const SKELETON_PK = `/${skeletons.dataset.pk}/`;
 
 // Names go in as text, never as HTML.
 function cardFrom(id, data) {
