@@ -574,7 +574,7 @@ def _latencies(ms: list[float]) -> str:
     )
 
 
-#: The tables each run fills (400 players, their tables and seats).
+#: The tables each run fills (400 players, their tables and seats) and churns (their sockets).
 FILLED = ("accounts_user", "games_table", "games_seat", "games_connection")
 
 

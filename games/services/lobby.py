@@ -92,7 +92,6 @@ def _card(table: Table, ratings: Any) -> dict[str, Any]:
     return {
         "table": table,
         "seats": seats,
-        "taken": sum(1 for s in seats if s),
         "score": f"{scores[0]} – {scores[1]}",
     }
 
