@@ -113,8 +113,24 @@ CARDLESS_LLR = {
     "shown_won": -0.23,
     "shown_lost": 0.18,
 }
-#: How a cardless pair answers our envido (quiero; raise or órdago) and our órdago (quiero).
-CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.53
+#: How one cardless player answers our envido (quiero; raise or órdago; the rest is no
+#: quiero) and our órdago (quiero): the arena's random player's weights.
+CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.45
+
+
+def cardless_answers(voters: int) -> tuple[float, float, float]:
+    """How a cardless *pair* with ``voters`` of its seats in the lance answers our bet:
+    (accepts an envido when it does not raise, raises, accepts an órdago). Each seat votes:
+    the pair refuses only when every voter refuses, and a raise beats a quiero (RULES §6.2),
+    so two voters accept or raise 84 % of envidos (one: 60 %) and 70 % of órdagos (45 %)."""
+    k = max(voters, 1)
+    no_raise = (1 - CARDLESS_RAISE) ** k
+    refuse = (1 - CARDLESS_CALL - CARDLESS_RAISE) ** k
+    return (no_raise - refuse) / no_raise, 1 - no_raise, 1 - (1 - CARDLESS_ORDAGO_CALL) ** k
+
+
+#: ``cardless_answers`` by the number of voters (0 to 2).
+_CARDLESS_PAIR = [cardless_answers(k) for k in range(3)]
 
 
 def ordago_threshold(game_chance: float) -> float:
@@ -198,6 +214,7 @@ class _Deal(NamedTuple):
     ours: int  # how many of our pair play the lance (1 or 2)
     b_us: int  # tantos the lance pays our pair besides the bet (pares, juego, punto)
     b_them: int
+    voters: int  # how many of the other pair play the lance (0, 1 or 2) and answer our bets
 
 
 def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
@@ -217,12 +234,14 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
         best, top = -1, -(10**9)
         theirs = 0.0
         ours = 0
+        voters = 0
         for s in elig:
             v = rows[s][f]
             if v > top:
                 best, top = s, v
             if s & 1 != team:
                 theirs = max(theirs, pct[keys[s]][li])
+                voters += 1
             else:
                 ours += 1
         if li == 2:
@@ -240,6 +259,7 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
                 max(ours, 1),
                 b[team],
                 b[1 - team],
+                voters,
             )
         )
     return out
@@ -318,7 +338,7 @@ def _values(
                 chance = tables[d.ours - 1][d.theirs]
                 pa = _sig((chance - (1 - refused + ORDAGO_CAUTION)) / WIDTH)
                 pa = ORDAGO_CALL_FLOOR + (1 - ORDAGO_CALL_FLOOR) * pa
-                pa = (1 - q) * pa + q * CARDLESS_ORDAGO_CALL
+                pa = (1 - q) * pa + q * _CARDLESS_PAIR[d.voters][2]
                 acc += (1 - pa) * refused + (pa if d.win else 0.0)
         else:  # envido
             to = a.to or 0
@@ -332,8 +352,9 @@ def _values(
                 shown = up[to + d.b_us] if d.win else down[to + d.b_them]
                 pr = _sig((d.theirs / 100 - RAISE_AT) / RAISE_WIDTH) if to < 40 else 0.0
                 if q:
-                    pa = (1 - q) * pa + q * CARDLESS_CALL / (1 - CARDLESS_RAISE)
-                    pr = (1 - q) * pr + q * CARDLESS_RAISE
+                    c_accept, c_raise, _c = _CARDLESS_PAIR[d.voters]
+                    pa = (1 - q) * pa + q * c_accept
+                    pr = (1 - q) * pr + q * c_raise
                 acc += (1 - pr) * ((1 - pa) * refused + pa * shown) + pr * down[to + d.b_them]
         out.append(acc / n)
     return out

@@ -323,3 +323,24 @@ def test_it_refuses_a_juego_ordago_with_32_even_when_behind():
     assert estimate.chances(v, random.Random(1), 400)["juego"] < 0.1
     for i in range(3):
         assert bot.decide(v, random.Random(i), "fuerte").act == "no_quiero"
+
+
+#: A rival's earlier hands that read cardless (``strong.cardless`` > 0.9).
+_CARDLESS_HISTORY = {"pasos": 4, "big": 2, "raises": 3, "quiero": 3, "shown_lost": 1}
+
+
+def test_it_does_not_bluff_the_grande_against_a_pair_that_answers_whatever_its_cards():
+    # Against a pair read as cardless, both rivals answer an envido in the grande and the pair
+    # refuses only when both refuse (16 % for the arena's random player, not 40 %): an envido
+    # of 2 with a grande that never wins is called and lost far more than a paso costs.
+    from games.engine.strong import cardless_answers
+
+    accept, raise_, ordago = cardless_answers(2)
+    assert (1 - raise_) * (1 - accept) == pytest.approx(0.4 * 0.4)
+    assert ordago == pytest.approx(1 - 0.55 * 0.55)
+    for hand, mano, before in (("1o 1c 4e 5b", 0, ()), ("4o 5c 6e 7b", 3, ("3 paso",))):
+        g = play(deal({0: hand}, mano=mano), f"{mano} corto", *before)
+        v = view(g, 0)
+        v["history"] = {"hands": 4, "seats": [{}, _CARDLESS_HISTORY, {}, _CARDLESS_HISTORY]}
+        for seed in range(5):
+            assert bot.decide(v, random.Random(seed), "fuerte").act == "paso", (hand, seed)
