@@ -15,9 +15,11 @@ opponents play). On those deals:
   against the percentile of its best eligible hand): it accepts an envido when that chance
   beats the pot odds, an órdago when it beats its chance to win the game after refusing plus
   a margin (softly, on logistic curves), never less often than ``CALL_FLOOR`` /
-  ``ORDAGO_CALL_FLOOR`` (a bluff is never free), and answers an envido with a raise when its
-  hand is in the top ``RAISE_AT`` (we then give up what we bet). A paso is valued as the lance
-  played en paso.
+  ``ORDAGO_CALL_FLOOR`` (a bluff is never free) nor, for an envido, than «normal» was
+  measured to (``SEEN_ACCEPT``), and answers an envido with a raise when its hand is in the
+  top ``RAISE_AT`` (we then give up what we bet). A pair that may be cardless answers with
+  each of its seats in the lance voting at random (``cardless_answers``). A paso is valued as
+  the lance played en paso.
 * **órdagos**: only with the lance chance of ``ordago_threshold`` (near-sure while the game is
   even, a good hand when it is being lost) and when worth ``ORDAGO_MARGIN`` more than anything
   else; accepting one must be worth ``ACCEPT_MARGIN`` more than refusing.
@@ -310,7 +312,8 @@ def _values(
     plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``, and at least
     ``CALL_FLOOR`` / ``ORDAGO_CALL_FLOOR`` of the time. With its best hand in about the top
     ``RAISE_AT`` it raises an envido instead, and we give up what we bet. With the chance
-    ``cardless`` the other pair answers whatever its cards (``CARDLESS_CALL`` ...).
+    ``cardless`` the other pair answers whatever its cards, every voter at random
+    (``cardless_answers``).
     """
     q = cardless
     # Game chances after our pair gains x tantos, or theirs does (never both in one lance),
