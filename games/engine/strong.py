@@ -15,9 +15,11 @@ opponents play). On those deals:
   against the percentile of its best eligible hand): it accepts an envido when that chance
   beats the pot odds, an órdago when it beats its chance to win the game after refusing plus
   a margin (softly, on logistic curves), never less often than ``CALL_FLOOR`` /
-  ``ORDAGO_CALL_FLOOR`` (a bluff is never free), and answers an envido with a raise when its
-  hand is in the top ``RAISE_AT`` (we then give up what we bet). A paso is valued as the lance
-  played en paso.
+  ``ORDAGO_CALL_FLOOR`` (a bluff is never free) nor, for an envido, than «normal» was
+  measured to (``SEEN_ACCEPT``), and answers an envido with a raise when its hand is in the
+  top ``RAISE_AT`` (we then give up what we bet). A pair that may be cardless answers with
+  each of its seats in the lance voting at random (``cardless_answers``). A paso is valued as
+  the lance played en paso.
 * **órdagos**: only with the lance chance of ``ordago_threshold`` (near-sure while the game is
   even, a good hand when it is being lost) and when worth ``ORDAGO_MARGIN`` more than anything
   else; accepting one must be worth ``ACCEPT_MARGIN`` more than refusing.
@@ -43,6 +45,7 @@ from .sampling import (
     JUEGO,
     JUEGO_VALUE,
     LANCE_IX,
+    LIKELIHOOD,
     PARES,
     PARES_VALUE,
     PCT,
@@ -82,6 +85,14 @@ CALL_FLOOR, ORDAGO_CALL_FLOOR = 0.15, 0.15
 #: The other pair answers our envido with a raise or an órdago when its best hand in the
 #: lance is about in the top RAISE_AT (percentile), and we then give up what we bet.
 RAISE_AT, RAISE_WIDTH = 0.92, 0.03
+#: The least chance that a sensible pair accepts (or raises) our envido, by the percentile
+#: (0..100) of its best hand in the lance: how often the «normal» bot answered a bet with
+#: something else than no quiero in its measured play (``sampling.LIKELIHOOD["no_quiero"]``:
+#: about 75 % from the 65th percentile up). The pot-odds model alone let a sensible rival
+#: fold far more than it does, and «fuerte» raised its envidos with hands that could not
+#: win (in pares, raises to 4 at an estimated 0 % were called 34 times in 36 in 200 games
+#: against «normal»).
+SEEN_ACCEPT = [1 - LIKELIHOOD["no_quiero"](y / 100) for y in range(101)]
 #: How much more (in game-win chance) an órdago must be worth than the best other option,
 #: and accepting one than refusing it.
 ORDAGO_MARGIN = 0.05
@@ -113,8 +124,24 @@ CARDLESS_LLR = {
     "shown_won": -0.23,
     "shown_lost": 0.18,
 }
-#: How a cardless pair answers our envido (quiero; raise or órdago) and our órdago (quiero).
-CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.53
+#: How one cardless player answers our envido (quiero; raise or órdago; the rest is no
+#: quiero) and our órdago (quiero): the arena's random player's weights.
+CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.45
+
+
+def cardless_answers(voters: int) -> tuple[float, float, float]:
+    """How a cardless *pair* with ``voters`` of its seats in the lance answers our bet:
+    (accepts an envido when it does not raise, raises, accepts an órdago). Each seat votes:
+    the pair refuses only when every voter refuses, and a raise beats a quiero (RULES §6.2),
+    so two voters accept or raise 84 % of envidos (one: 60 %) and 70 % of órdagos (45 %)."""
+    k = max(voters, 1)
+    no_raise = (1 - CARDLESS_RAISE) ** k
+    refuse = (1 - CARDLESS_CALL - CARDLESS_RAISE) ** k
+    return (no_raise - refuse) / no_raise, 1 - no_raise, 1 - (1 - CARDLESS_ORDAGO_CALL) ** k
+
+
+#: ``cardless_answers`` by the number of voters (0 to 2).
+_CARDLESS_PAIR = [cardless_answers(k) for k in range(3)]
 
 
 def ordago_threshold(game_chance: float) -> float:
@@ -198,6 +225,7 @@ class _Deal(NamedTuple):
     ours: int  # how many of our pair play the lance (1 or 2)
     b_us: int  # tantos the lance pays our pair besides the bet (pares, juego, punto)
     b_them: int
+    voters: int  # how many of the other pair play the lance (0, 1 or 2) and answer our bets
 
 
 def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
@@ -217,12 +245,14 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
         best, top = -1, -(10**9)
         theirs = 0.0
         ours = 0
+        voters = 0
         for s in elig:
             v = rows[s][f]
             if v > top:
                 best, top = s, v
             if s & 1 != team:
                 theirs = max(theirs, pct[keys[s]][li])
+                voters += 1
             else:
                 ours += 1
         if li == 2:
@@ -240,6 +270,7 @@ def _deals(w: Worlds, mano: int, li: int) -> list[_Deal]:
                 max(ours, 1),
                 b[team],
                 b[1 - team],
+                voters,
             )
         )
     return out
@@ -281,7 +312,8 @@ def _values(
     plus ``ORDAGO_CAUTION``; both softly, on logistic curves of width ``WIDTH``, and at least
     ``CALL_FLOOR`` / ``ORDAGO_CALL_FLOOR`` of the time. With its best hand in about the top
     ``RAISE_AT`` it raises an envido instead, and we give up what we bet. With the chance
-    ``cardless`` the other pair answers whatever its cards (``CARDLESS_CALL`` ...).
+    ``cardless`` the other pair answers whatever its cards, every voter at random
+    (``cardless_answers``).
     """
     q = cardless
     # Game chances after our pair gains x tantos, or theirs does (never both in one lance),
@@ -318,7 +350,7 @@ def _values(
                 chance = tables[d.ours - 1][d.theirs]
                 pa = _sig((chance - (1 - refused + ORDAGO_CAUTION)) / WIDTH)
                 pa = ORDAGO_CALL_FLOOR + (1 - ORDAGO_CALL_FLOOR) * pa
-                pa = (1 - q) * pa + q * CARDLESS_ORDAGO_CALL
+                pa = (1 - q) * pa + q * _CARDLESS_PAIR[d.voters][2]
                 acc += (1 - pa) * refused + (pa if d.win else 0.0)
         else:  # envido
             to = a.to or 0
@@ -328,12 +360,13 @@ def _values(
             for d in deals:
                 refused = up[standing + d.b_us]
                 pa = _sig((tables[d.ours - 1][d.theirs] - need) / WIDTH)
-                pa = CALL_FLOOR + (1 - CALL_FLOOR) * pa
+                pa = max(CALL_FLOOR + (1 - CALL_FLOOR) * pa, SEEN_ACCEPT[d.theirs])
                 shown = up[to + d.b_us] if d.win else down[to + d.b_them]
                 pr = _sig((d.theirs / 100 - RAISE_AT) / RAISE_WIDTH) if to < 40 else 0.0
                 if q:
-                    pa = (1 - q) * pa + q * CARDLESS_CALL / (1 - CARDLESS_RAISE)
-                    pr = (1 - q) * pr + q * CARDLESS_RAISE
+                    c_accept, c_raise, _c = _CARDLESS_PAIR[d.voters]
+                    pa = (1 - q) * pa + q * c_accept
+                    pr = (1 - q) * pr + q * c_raise
                 acc += (1 - pr) * ((1 - pa) * refused + pa * shown) + pr * down[to + d.b_them]
         out.append(acc / n)
     return out
