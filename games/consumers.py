@@ -16,7 +16,15 @@ from django.utils.translation import override
 
 from accounts.sockets import user_group
 
-from .services import OUTAGES, ServiceError, Unavailable, group_name, live, state_text
+from .services import (
+    OUTAGES,
+    ServiceError,
+    Unavailable,
+    group_name,
+    live,
+    release_channel,
+    state_text,
+)
 from .socket_codes import CLOSE_NOT_FOUND, CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED, CLOSE_TRY_AGAIN
 
 MAX_MESSAGE_BYTES = 4096
@@ -33,6 +41,33 @@ async def refuse(consumer: AsyncWebsocketConsumer, code: int) -> None:
 
 class RelayingConsumer(AsyncWebsocketConsumer):
     """A consumer whose messages need no database on the event loop."""
+
+    #: The channel-layer groups this socket listens to (`listen`).
+    listening: list[str]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Channels' consumer, which leaves its groups and its channel however it ends: closed
+        as a message for it arrived, failed or given up on by daphne while being welcomed
+        (`services.release_channel`)."""
+        self.listening = []
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.channel_layer is not None:
+                await self.leave_groups()
+                await release_channel(self.channel_name)
+
+    async def listen(self, group: str) -> None:
+        self.listening.append(group)
+        await self.channel_layer.group_add(group, self.channel_name)
+
+    async def leave_groups(self) -> None:
+        listening, self.listening = self.listening, []
+        try:
+            for group in listening:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except OUTAGES:
+            pass  # Redis is down: its subscriptions went with it
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' `dispatch` without its `aclose_old_connections()` before every message.
@@ -81,8 +116,6 @@ class ListeningConsumer(RelayingConsumer):
 
 class TableConsumer(RelayingConsumer):
     table_id: int
-    #: The channel-layer groups this socket listens to: its table's and its player's.
-    listening: list[str]
     #: The players whose chat lines this socket leaves out (its player blocked them).
     blocked: frozenset[int] = frozenset()
     seat_key: str = "-"
@@ -96,12 +129,10 @@ class TableConsumer(RelayingConsumer):
         # the welcome (group messages wait until `connect` returns), so nothing is missed; the
         # player's own group too, so a log-out from now on closes it (`account_changed`) and a
         # block takes effect in the chat at once (`blocks_changed`).
-        self.listening = [group_name(self.table_id)]
-        if user is not None and user.is_authenticated:
-            self.listening.append(user_group(user.pk))
         try:
-            for group in self.listening:
-                await self.channel_layer.group_add(group, self.channel_name)
+            await self.listen(group_name(self.table_id))
+            if user is not None and user.is_authenticated:
+                await self.listen(user_group(user.pk))
             welcome = await live.join(
                 self.table_id, user, self.scope.get("session"), self.channel_name
             )
@@ -129,13 +160,6 @@ class TableConsumer(RelayingConsumer):
             return
         await self.leave_groups()
         await live.leave(self.channel_name)
-
-    async def leave_groups(self) -> None:
-        try:
-            for group in self.listening:
-                await self.channel_layer.group_discard(group, self.channel_name)
-        except OUTAGES:
-            pass  # Redis is down: its subscriptions went with it
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:

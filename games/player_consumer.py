@@ -21,7 +21,6 @@ from .socket_codes import CLOSE_NOT_LOGGED_IN
 
 
 class PlayerConsumer(ListeningConsumer):
-    groups_joined: list[str]
     queue_page: bool = False
     joined: bool = False
     language: str = "es"
@@ -36,14 +35,12 @@ class PlayerConsumer(ListeningConsumer):
         # Listen first, so nothing sent while the page is being welcomed is missed. The player's
         # group is the one every socket of theirs joins (`accounts.sockets`): a log-out closes
         # this one too.
-        self.groups_joined = [user_group(user.pk)]
-        await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
+        await self.listen(user_group(user.pk))
         welcome = await player_live.join(user, self.channel_name, self.queue_page)
         self.joined = True
         self.language = welcome.language
         if welcome.mode is not None:
-            self.groups_joined.append(queue_group(welcome.mode))
-            await self.channel_layer.group_add(self.groups_joined[-1], self.channel_name)
+            await self.listen(queue_group(welcome.mode))
         await self.accept()
         for message in welcome.messages:
             await self.send(text_data=json.dumps(message))
@@ -51,8 +48,7 @@ class PlayerConsumer(ListeningConsumer):
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        await self.leave_groups()
         if self.queue_page:
             await player_live.leave(self.channel_name)
 

@@ -32,7 +32,7 @@ from .connections import (
     socket_opened,
 )
 from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
-from .groups import collect_group_messages, group_name
+from .groups import collect_group_messages, group_name, release_channel
 from .moves import Outcome, step_key
 from .play import act, act_async, apply_action, cancel_game, play_defaults
 from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
@@ -89,6 +89,7 @@ __all__ = [
     "play_defaults",
     "queue",
     "reap_silent_processes",
+    "release_channel",
     "rematch",
     "remember_invitation",
     "seat_four",

@@ -21,6 +21,7 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
+from contextlib import suppress
 from typing import Any
 
 import redis
@@ -35,7 +36,7 @@ from games.models import Seat, Table
 
 from . import presence
 from .errors import OUTAGES
-from .groups import send_group
+from .groups import release_channel, send_group
 
 log = logging.getLogger(__name__)
 
@@ -338,6 +339,7 @@ async def _relay(relay: _Relay) -> None:
     if layer is None:  # pragma: no cover - always configured
         return
     while relay.watched():
+        channel = ""
         try:
             channel = await layer.new_channel("lobby.")
             await layer.group_add(GROUP, channel)
@@ -350,6 +352,14 @@ async def _relay(relay: _Relay) -> None:
             # versions and reconnect for the whole lobby.
             log.warning("lobby relay: channel layer unavailable", exc_info=True)
             await asyncio.sleep(1)
+        finally:
+            # Stopped with the last viewer (often while handing out, not waiting in `receive`,
+            # where channels_redis would forget the channel itself): no channel left behind in
+            # the group, each later lobby change skipping it, one more per restart.
+            if channel:
+                with suppress(*OUTAGES):
+                    await layer.group_discard(GROUP, channel)
+                await release_channel(channel)
 
 
 async def _hand_out(viewers: list[Send], text: str) -> None:
