@@ -53,7 +53,8 @@ class RelayingConsumer(AsyncWebsocketConsumer):
         try:
             await super().__call__(scope, receive, send)
         finally:
-            if self.channel_layer is not None:
+            # (no channel when Redis was down as the socket opened: nothing to leave)
+            if getattr(self, "channel_name", None):
                 await self.leave_groups()
                 await release_channel(self.channel_name)
 
