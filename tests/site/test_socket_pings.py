@@ -17,7 +17,7 @@ from tests.live import daphne_server
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SOCKETS = 30
-INTERVAL = 3  # seconds: daphne's --ping-interval in this test (the site runs with 20)
+INTERVAL = 5  # seconds: daphne's --ping-interval in this test (the site runs with 20)
 
 
 class Pings(logging.Handler):
@@ -63,5 +63,7 @@ def test_sockets_that_open_together_are_not_all_pinged_at_once() -> None:
     times = sorted(pings.first.values())
     # daphne alone pings all thirty in one check (within a few milliseconds of each other).
     assert times[-1] - times[0] > 0.5
+    # Spread, they come at the checks (one a second), a fifth of them at each; a loaded machine
+    # can run late checks together (21 of 30 within 0.1 s was seen with an interval of 3 s).
     same_instant = max(sum(1 for t in times if abs(t - u) < 0.1) for u in times)
-    assert same_instant < SOCKETS * 2 // 3
+    assert same_instant < SOCKETS * 4 // 5
