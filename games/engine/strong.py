@@ -24,6 +24,9 @@ opponents play). On those deals:
   even, a good hand when it is being lost) and when worth ``ORDAGO_MARGIN`` more than anything
   else; accepting one must be worth ``ACCEPT_MARGIN`` more than refusing.
 * **mus and discards** are the «normal» bot's (``classic.mus_choice``/``discard_choice``).
+* **a pair read as cardless** (``rivals_cardless``): the mus and the bets are «normal»'s rules
+  for such a pair (``classic.decide(cardless_rivals=True)``), which beat it more often than
+  this model does.
 
 The option with the highest value is played (the first listed on a tie). Deterministic under
 the generator; with ``rng=None`` one is seeded from the view.
@@ -521,7 +524,7 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
     acts of the earlier hands and of this one, summed over the pair, score at least
     ``PAIR_SCORE_AT`` on ``PAIR_SCORE``, or each rival's ``cardless`` is at least
     ``CARDLESS_PLAY``."""
-    seat = view["you"]["seat"]
+    seat: int = view["you"]["seat"]
     rivals = ((seat + 1) % 4, (seat + 3) % 4)
     past = (view.get("history") or {}).get("seats") or [{}, {}, {}, {}]
     now = act_summary((e["seat"], e["act"], e.get("to"), e.get("lance")) for e in view["said"])
@@ -532,7 +535,7 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
     if score >= PAIR_SCORE_AT:
         return True
     c = cardless(view)
-    return min(c[r] for r in rivals) >= CARDLESS_PLAY
+    return bool(min(c[r] for r in rivals) >= CARDLESS_PLAY)
 
 
 def _worlds(view: dict[str, Any], rng: random.Random, samples: int) -> Worlds:
