@@ -542,8 +542,16 @@ def hand_info(mode: str, cards: list[str]) -> dict[str, Any]:
 # -- the decision -------------------------------------------------------------------------------
 
 
-def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
-    """The bot's action for the seat whose view this is (one of ``view["you"]["legal"]``)."""
+def decide(
+    view: dict[str, Any], rng: random.Random | None = None, cardless_rivals: bool = False
+) -> Action:
+    """The bot's action for the seat whose view this is (one of ``view["you"]["legal"]``).
+
+    ``cardless_rivals`` (only «fuerte» sets it, when both rivals' earlier hands read as a
+    player that speaks whatever its cards): every rival is read as fully loose, good hands
+    bet as against a sensible pair (not the least), and the mus is cut only with the hands
+    that are always cut (``_mus``, ``blind``): the rivals discard blind, so every discard
+    round is ours."""
     you = view.get("you")
     if not you or not you.get("legal"):
         raise ValueError("this seat has nothing to decide")
@@ -558,10 +566,10 @@ def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
     ids = [CODE_TO_ID[c] for c in cards]
     key = bits[ids[0]] + bits[ids[1]] + bits[ids[2]] + bits[ids[3]]
     if "mus" in legal:
-        return Action(seat, _mus(view, t, key, seat))
+        return Action(seat, _mus(view, t, key, seat, cardless_rivals))
     if "descarte" in legal:
         return Action(seat, "descarte", cards=_discard(t, ids, cards, bits))
-    return _bet(view, t, key, seat, legal, rng)
+    return _bet(view, t, key, seat, legal, rng, cardless_rivals)
 
 
 def _hand_key(view: dict[str, Any]) -> tuple[_Tables, list[int], int]:
@@ -572,10 +580,11 @@ def _hand_key(view: dict[str, Any]) -> tuple[_Tables, list[int], int]:
     return t, ids, bits[ids[0]] + bits[ids[1]] + bits[ids[2]] + bits[ids[3]]
 
 
-def mus_choice(view: dict[str, Any]) -> str:
-    """``"mus"`` or ``"corto"``: what this bot says in the mus for the view's seat."""
+def mus_choice(view: dict[str, Any], cardless_rivals: bool = False) -> str:
+    """``"mus"`` or ``"corto"``: what this bot says in the mus for the view's seat (see
+    ``decide`` for ``cardless_rivals``)."""
     t, _ids, key = _hand_key(view)
-    return _mus(view, t, key, view["you"]["seat"])
+    return _mus(view, t, key, view["you"]["seat"], cardless_rivals)
 
 
 def discard_choice(view: dict[str, Any]) -> tuple[str, ...]:
@@ -595,7 +604,7 @@ def looseness(view: dict[str, Any], this_hand: bool = True) -> list[float]:
     )
 
 
-def _mus(view: dict[str, Any], t: _Tables, key: int, seat: int) -> str:
+def _mus(view: dict[str, Any], t: _Tables, key: int, seat: int, blind: bool = False) -> str:
     ev = EVAL_TABLE[key]
     mano = view["mano"]
     pos = (seat - mano) % 4
@@ -607,6 +616,8 @@ def _mus(view: dict[str, Any], t: _Tables, key: int, seat: int) -> str:
         return "corto"
     if ev.pares_value == 2 and ev.pares // 10 % 10 >= 7:  # medias of figures
         return "corto"
+    if blind:  # rivals who discard blind: another round helps us more than them
+        return "mus"
     # Threshold on the hand's utility percentile: mano may cut more lightly (wins ties),
     # postre needs more.
     threshold = (0.70, 0.74, 0.76, 0.78)[pos]
@@ -665,6 +676,7 @@ def _bet(
     seat: int,
     legal: dict[str, dict[str, Any]],
     rng: random.Random | None,
+    cardless_rivals: bool = False,
 ) -> Action:
     lance = view["lance"]
     li = _LANCE_IX[lance]
@@ -679,6 +691,8 @@ def _bet(
     loose = _looseness(
         view, act_summary((e["seat"], e["act"], e.get("to"), e.get("lance")) for e in said)
     )
+    if cardless_rivals:
+        loose[(seat + 1) % 4] = loose[(seat + 3) % 4] = 1.0
     loose_team = (loose[(seat + 1) % 4] + loose[(seat + 3) % 4]) / 2
     edge = round(_LOOSE_EDGE * loose_team)
     opps, opps_c = [], []
@@ -711,7 +725,10 @@ def _bet(
     b_them = {"pares": 1.4, "juego": 2.3}.get(lance, 0.0) * n_opp_players
 
     if "paso" in legal:  # opening
-        return _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, loose_team)
+        # Against a cardless pair a good hand bets its size: the least-risk rule is for a
+        # loose team that may hold anything *and* bet it (``uniforme``).
+        open_loose = 0.0 if cardless_rivals else loose_team
+        return _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, open_loose)
     return _answer(
         view["bet"], seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them, gw, loose_team
     )

@@ -364,3 +364,46 @@ def test_it_does_not_raise_a_sensible_rivals_pares_envido_with_a_low_pair():
         for seed in range(5):
             a = bot.decide(v, random.Random(seed), "fuerte")
             assert a.act in ("quiero", "no_quiero"), (hand, seed, a)
+
+
+def test_it_says_mus_with_a_cut_hand_against_a_pair_read_as_cardless():
+    # A pair of kings with an ace: «normal» (and «fuerte» against sensible rivals) cuts the
+    # mus. Against a pair read as cardless «fuerte» plays «normal»'s rules for such a pair
+    # (classic.decide(cardless_rivals=True)): its rivals discard blind, so another discard
+    # round is worth more to us than to them, and only 31, duples and medias of figures cut.
+    v = view(deal({0: "12o 12c 1e 5b"}, mano=0), 0)
+    assert bot.decide(v, random.Random(0), "fuerte").act == "corto"
+    v["history"] = {"hands": 3, "seats": [{}, _CARDLESS_HISTORY, {}, _CARDLESS_HISTORY]}
+    for seed in range(3):
+        assert bot.decide(v, random.Random(seed), "fuerte").act == "mus"
+    duples = view(deal({0: "12o 12c 1e 1b"}, mano=0), 0)
+    duples["history"] = v["history"]
+    assert bot.decide(duples, random.Random(0), "fuerte").act == "corto"
+
+
+def test_a_pair_that_accepts_raises_and_loses_its_shown_bets_is_read_as_cardless():
+    # The pair's acts are summed (earlier hands and this one): a random pair accepts as often
+    # as it refuses, raises and loses the bets that get shown; «normal» and «fuerte» refuse
+    # more and say órdago. A first hand with nothing said is played by the model.
+    from games.engine.strong import rivals_cardless
+
+    g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 envido 2")
+    v = view(g, 0)
+    assert not rivals_cardless(v)
+    random_like = copy.deepcopy(v)
+    random_like["history"] = {
+        "hands": 2,
+        "seats": [{}, {"quiero": 1, "raises": 1}, {}, {"quiero": 1, "shown_lost": 1}],
+    }
+    assert rivals_cardless(random_like)
+    sensible = copy.deepcopy(v)
+    sensible["history"] = {
+        "hands": 5,
+        "seats": [
+            {},
+            {"pasos": 2, "bets": 4, "big": 2, "ordagos": 1, "no_quiero": 5, "shown_won": 1},
+            {},
+            {"pasos": 3, "bets": 3, "big": 1, "no_quiero": 4, "quiero": 1},
+        ],
+    }
+    assert not rivals_cardless(sensible)
