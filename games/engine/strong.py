@@ -560,7 +560,17 @@ def analyse(
     if fixed is not None:
         return Analysis(chances, fixed, [])
     action, options = _choose(view, worlds, every_amount)
-    return Analysis(chances, action, options)
+    # What «fuerte» plays, as `decide` does (without that rule's rare random bluff); the
+    # options keep the model's values.
+    played = _against_cardless(view, None)
+    return Analysis(chances, action if played is None else played, options)
+
+
+def _against_cardless(view: dict[str, Any], rng: random.Random | None) -> Action | None:
+    """«normal»'s rules for a pair read as cardless (``rivals_cardless``), or None."""
+    if rivals_cardless(view):
+        return classic_decide(view, rng, cardless_rivals=True)
+    return None
 
 
 def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
@@ -570,7 +580,8 @@ def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
         return fixed
     if rng is None:
         rng = seeded_rng(view)
-    if rivals_cardless(view):
-        return classic_decide(view, rng, cardless_rivals=True)
+    played = _against_cardless(view, rng)
+    if played is not None:
+        return played
     worlds = _worlds(view, rng, DECIDE_SAMPLES)
     return _choose(view, worlds, False)[0]

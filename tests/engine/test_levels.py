@@ -17,7 +17,8 @@ import random
 
 import pytest
 
-from games.engine import MODES, Action, apply, bot, estimate, new_game, view
+from games.engine import MODES, Action, apply, bot, estimate, new_game, strong, view
+from games.engine.strong import rivals_cardless
 
 from .support import deal, pass_lance, play
 from .test_bot import _same_view_elsewhere, legal_for
@@ -385,8 +386,6 @@ def test_a_pair_that_accepts_raises_and_loses_its_shown_bets_is_read_as_cardless
     # The pair's acts are summed (earlier hands and this one): a random pair accepts as often
     # as it refuses, raises and loses the bets that get shown; «normal» and «fuerte» refuse
     # more and say órdago. A first hand with nothing said is played by the model.
-    from games.engine.strong import rivals_cardless
-
     g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 envido 2")
     v = view(g, 0)
     assert not rivals_cardless(v)
@@ -407,3 +406,20 @@ def test_a_pair_that_accepts_raises_and_loses_its_shown_bets_is_read_as_cardless
         ],
     }
     assert not rivals_cardless(sensible)
+
+
+def test_the_analysis_says_what_fuerte_plays_against_a_pair_read_as_cardless():
+    # Against such a pair «fuerte» plays «normal»'s rules for it; the hand analysis, which
+    # shows what «fuerte» would have done, must say the same (it gave the model's no quiero
+    # while the bot said quiero to this envido of 2).
+    for cards in ("4o 5c 6e 7b", "7o 7c 6e 5b", "1o 4c 5e 6b"):
+        v = view(play(deal({0: cards}, mano=1), "1 corto", "1 envido 2"), 0)
+        # (read cardless by the pair's acts, while the model's own per-seat chance stays low)
+        v["history"] = {
+            "hands": 2,
+            "seats": [{}, {"quiero": 1, "raises": 1}, {}, {"quiero": 1, "shown_lost": 1}],
+        }
+        assert rivals_cardless(v)
+        played = strong.analyse(v, random.Random(1), 300).action
+        assert played == bot.decide(v, random.Random(1), "fuerte")
+        assert played.act == "quiero"
