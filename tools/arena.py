@@ -147,7 +147,7 @@ def play_game(
     perf, cpu = time.perf_counter, time.process_time
     while g.phase not in ("terminada", "cancelada") and n < MAX_ACTIONS:
         seat = g.to_act()[0]
-        v = view(g, seat)
+        v = view(g, seat, recall=True)
         c0, t0 = cpu(), perf()
         action = players[seat](v, rngs[seat])
         t1, c1 = perf(), cpu()

@@ -98,7 +98,7 @@ def analyse_decision(
     action = record["hands"][hand_index]["actions"][step]
     seat = int(action["seat"])
     game = _game_before(record, hand_index, step, before)
-    seen = view(game, seat)
+    seen = view(game, seat, recall=True)
     kwargs: dict[str, Any] = {} if samples is None else {"samples": samples}
     advice = advise(seen, rng, **kwargs)
     values = [round(float(o["value"]), 4) for o in advice.get("options") or []]

@@ -77,9 +77,16 @@ LanceResult = tuple[int, str, int | None, int, int]
 #: A lance at the recuento: (lance, how, winner team or None if not played, tantos it was worth,
 #: tantos counted, bet, deje, bonus).
 TallyRow = tuple[int, str, int | None, int, int, int, int, int]
-#: A finished hand: (deck, reshuffled piles, actions, mano, scores, tally).
+#: A finished hand: (deck, reshuffled piles, actions, mano, scores, tally, the four hands as they
+#: ended, by seat: shown to everybody at the recuento).
 PastHand = tuple[
-    tuple[int, ...], list[tuple[int, ...]], list[ActEntry], int, tuple[int, int], Sequence[TallyRow]
+    tuple[int, ...],
+    list[tuple[int, ...]],
+    list[ActEntry],
+    int,
+    tuple[int, int],
+    Sequence[TallyRow],
+    tuple[tuple[int, ...], ...],
 ]
 #: Where a new pile comes from when the draw pile runs out: a generator that shuffles the
 #: discards (live play), or the record's reshuffled piles, consumed front first (replay).
@@ -140,7 +147,7 @@ class Game:
         "_round_start",  # index in _acts where the current simultaneous round's actions start
         "_results",  # per lance: (lance, how, winner team or None, bet, deje)
         "_tally",  # recuento per lance, once counted: tuples, see _recuento
-        "_past",  # finished hands: tuples (deck, reshuffles, actions, mano, scores, tally)
+        "_past",  # finished hands: tuples (deck, reshuffles, actions, mano, scores, tally, hands)
         "_deck",  # this hand's deck (ids)
         "_resh",  # this hand's reshuffled piles (tuples of ids)
         "_acts",  # this hand's actions: (seat, act, to, cards codes, lance index or -1)
@@ -337,6 +344,7 @@ class Game:
                 self.mano,
                 (self._scores[0], self._scores[1]),
                 self._tally or (),
+                tuple(tuple(h) for h in self._hands),
             )
         )
 

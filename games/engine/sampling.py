@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import accumulate
@@ -462,3 +463,52 @@ def _fallback(rem: list[int], parts: list[tuple[tuple[int, int], ...]], rng: ran
     draws found none (practically never)."""
     fits = [i for i, p in enumerate(parts) if all(rem[r] >= m for r, m in p)]
     return rng.choice(fits)
+
+
+#: The share of a sensible player's acts that ``shown_evidence`` counts as said whatever its
+#: cards (a bluff, a hunch): one act against the cards must not read a sensible player as
+#: cardless, a hand full of them must.
+SHOWN_BLUFF = 0.15
+
+
+def shown_evidence(view: dict[str, Any], seat: int) -> float:
+    """Log odds, cardless : sensible, of what ``seat`` said in the earlier hands against the
+    cards it showed at their recuentos (``view["past"]``, from ``view(..., recall=True)``;
+    0 without it). Each act (``seat_facts``: the last mus round, the lances) is read against
+    the shown hand's percentile with ``LIKELIHOOD`` (mixed with ``CARDLESS`` by
+    ``SHOWN_BLUFF``) and against ``CARDLESS`` alone. A player who bets, passes, accepts and
+    cuts the mus whatever it holds shows it at the first recuento; its betting alone
+    (``history``) takes several hands to say the same."""
+    mode = view["mode"]
+    return sum(_shown_llrs(mode, past)[seat] for past in view.get("past") or ())
+
+
+#: id(a ``view["past"]`` entry) -> (that entry, its ``_shown_llrs``): the view shares one
+#: entry per archived hand (``view.recall_hands``), so each hand is read once.
+_SHOWN_CACHE: OrderedDict[int, tuple[dict[str, Any], list[float]]] = OrderedDict()
+_SHOWN_CACHE_SIZE = 4096
+
+
+def _shown_llrs(mode: str, past: dict[str, Any]) -> list[float]:
+    """Per seat, the log odds cardless : sensible of one earlier hand (``shown_evidence``).
+    Nobody is anybody's partner here: every seat is read as a sensible player would be."""
+    hit = _SHOWN_CACHE.get(id(past))
+    if hit is not None and hit[0] is past:
+        return hit[1]
+    pct = PCT[mode]
+    bits = HAND_BIT[mode]
+    facts = seat_facts({"scores": past["scores"], "said": past["said"]}, [0.0] * 4)
+    out: list[float] = []
+    for shown, (_p, _j, evidence, _l) in zip(past["hands"], facts, strict=True):
+        llr = 0.0
+        if len(shown) == 4:
+            row = pct[sum(bits[CODE_TO_ID[c]] for c in shown)]
+            for kind, field in evidence:
+                blind = CARDLESS.get(kind, 0.5)
+                sensible = (1 - SHOWN_BLUFF) * LIKELIHOOD[kind](row[field]) + SHOWN_BLUFF * blind
+                llr += math.log(blind / sensible)
+        out.append(llr)
+    _SHOWN_CACHE[id(past)] = (past, out)
+    if len(_SHOWN_CACHE) > _SHOWN_CACHE_SIZE:
+        _SHOWN_CACHE.popitem(last=False)
+    return out

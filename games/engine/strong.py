@@ -24,9 +24,10 @@ opponents play). On those deals:
   even, a good hand when it is being lost) and when worth ``ORDAGO_MARGIN`` more than anything
   else; accepting one must be worth ``ACCEPT_MARGIN`` more than refusing.
 * **mus and discards** are the «normal» bot's (``classic.mus_choice``/``discard_choice``).
-* **a pair read as cardless** (``rivals_cardless``): the mus and the bets are «normal»'s rules
-  for such a pair (``classic.decide(cardless_rivals=True)``), which beat it more often than
-  this model does.
+* **a pair read as cardless** (``rivals_cardless``: by its acts, or by its acts of the earlier
+  hands against the cards it showed at their recuentos): the mus and the bets are «normal»'s
+  rules for such a pair (``classic.decide(cardless_rivals=True)``), which beat it more often
+  than this model does.
 
 The option with the highest value is played (the first listed on a tie). Deterministic under
 the generator; with ``rng=None`` one is seeded from the view.
@@ -60,6 +61,7 @@ from .sampling import (
     Worlds,
     _sig,
     sample,
+    shown_evidence,
 )
 from .view import act_summary
 
@@ -149,6 +151,13 @@ PAIR_SCORE = {
     "shown_won": -1.0,
 }
 PAIR_SCORE_AT = 2.0
+#: ... or what its two seats said in the earlier hands, read against the cards they showed at
+#: those recuentos (``sampling.shown_evidence``, summed over the pair), reaches these log odds
+#: cardless : sensible. At -1, on 100-game samples (docs/engine.md, «Eighth round»), it flags
+#: the arena's random pair at 86 % of the hands after the first, a «normal» pair at 0.6 % and
+#: a «fuerte» pair at 2.7 % (its bluffs): the betting alone flagged a quarter of the
+#: decisions against random.
+SHOWN_AT = -1.0
 #: How one cardless player answers our envido (quiero; raise or órdago; the rest is no
 #: quiero) and our órdago (quiero): the arena's random player's weights.
 CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.45
@@ -522,8 +531,9 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
     """Whether the rivals read as a pair that speaks whatever its cards, so that «fuerte»
     plays «normal»'s rules for such a pair (``classic.decide(cardless_rivals=True)``): their
     acts of the earlier hands and of this one, summed over the pair, score at least
-    ``PAIR_SCORE_AT`` on ``PAIR_SCORE``, or each rival's ``cardless`` is at least
-    ``CARDLESS_PLAY``."""
+    ``PAIR_SCORE_AT`` on ``PAIR_SCORE``, or their acts of the earlier hands against the cards
+    they showed (``view["past"]``) reach ``SHOWN_AT``, or each rival's ``cardless`` is at
+    least ``CARDLESS_PLAY``."""
     seat: int = view["you"]["seat"]
     rivals = ((seat + 1) % 4, (seat + 3) % 4)
     past = (view.get("history") or {}).get("seats") or [{}, {}, {}, {}]
@@ -533,6 +543,8 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
         for k, w in PAIR_SCORE.items():
             score += w * (past[r].get(k, 0) + now[r].get(k, 0))
     if score >= PAIR_SCORE_AT:
+        return True
+    if view.get("past") and sum(shown_evidence(view, r) for r in rivals) >= SHOWN_AT:
         return True
     c = cardless(view)
     return bool(min(c[r] for r in rivals) >= CARDLESS_PLAY)

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .cards import CODES
 from .evaluate import HandEval
 from .game import (
     JUEGO,
@@ -72,6 +73,11 @@ def said_entries(game: Game) -> list[dict[str, Any]]:
     if game.phase == "descarte" or (game.phase == "lance" and game._open_i < 0):
         acts = acts[: game._round_start]  # the simultaneous round in progress stays secret
     clock = game.clock_played(len(game._past)) if game._clock else frozenset()
+    return _said(acts, clock)
+
+
+def _said(acts: list[ActEntry], clock: frozenset[int]) -> list[dict[str, Any]]:
+    """``said_entries`` of ``acts`` (``clock``: the indexes the turn clock played)."""
     out = []
     cur_lance = -1
     standing = 0  # the bet the current round answers (0: none yet; MAX + 1: an órdago)
@@ -213,6 +219,38 @@ def history(game: Game) -> dict[str, Any]:
     return {"hands": len(game._past), "seats": seats}
 
 
+#: id(archived actions list) -> (that list, its ``recall_hands`` entry), as for ``_HISTORY_CACHE``.
+_RECALL_CACHE: OrderedDict[int, tuple[list[ActEntry], dict[str, Any]]] = OrderedDict()
+
+
+def recall_hands(game: Game) -> list[dict[str, Any]]:
+    """The earlier hands of this game as everybody at the table saw them, oldest first: per
+    hand its ``mano``, the ``scores`` it began with, what was ``said`` (as ``said_entries``)
+    and the four ``hands`` as they ended, by seat, shown to all at the recuento. Public, like
+    ``history``, but long: a view carries it only when asked (``view(..., recall=True)``, for
+    the bots and the hand analysis), never in the state messages."""
+    out: list[dict[str, Any]] = []
+    before: tuple[int, int] = (0, 0)
+    for i, past in enumerate(game._past):
+        acts = past[2]
+        hit = _RECALL_CACHE.get(id(acts))
+        if hit is not None and hit[0] is acts:
+            entry = hit[1]
+        else:
+            entry = {
+                "mano": past[3],
+                "scores": list(before),
+                "said": _said(acts, game.clock_played(i) if game._clock else frozenset()),
+                "hands": [[CODES[c] for c in h] for h in past[6]],
+            }
+            _RECALL_CACHE[id(acts)] = (acts, entry)
+            if len(_RECALL_CACHE) > _HISTORY_CACHE_SIZE:
+                _RECALL_CACHE.popitem(last=False)
+        out.append(entry)
+        before = past[4]
+    return out
+
+
 def _eligible(game: Game, lance: int) -> tuple[int, ...]:
     """The seats that played ``lance`` in the current hand, in speaking order."""
     if lance in (PARES, JUEGO):
@@ -340,8 +378,9 @@ def step_key(game: Game) -> tuple[int, str, str | None, int | None, bool | None,
     return (game.hand_no, game.phase, game.lance, None, None, None)
 
 
-def view(game: Game, seat: int | None) -> dict[str, Any]:
-    """The state as ``seat`` (None: a spectator) may see it, JSON-serialisable."""
+def view(game: Game, seat: int | None, recall: bool = False) -> dict[str, Any]:
+    """The state as ``seat`` (None: a spectator) may see it, JSON-serialisable; with
+    ``recall`` also ``"past"``, the earlier hands as shown at their recuentos (``recall_hands``)."""
     phase = game.phase
     shown = phase in _SHOWN_PHASES
     you = seat_view(game, seat) if seat is not None else None
@@ -357,7 +396,7 @@ def view(game: Game, seat: int | None) -> dict[str, Any]:
             "votes": sorted(s for s, _a, _t in game._votes),  # who voted, not what
         }
     pares, juego = game._answers
-    return {
+    out: dict[str, Any] = {
         "phase": phase,
         "mode": game.mode,
         "target": game.target,
@@ -385,6 +424,9 @@ def view(game: Game, seat: int | None) -> dict[str, Any]:
         "deal_mano": game.deal_mano,
         "breakdown": breakdown(game),
     }
+    if recall:
+        out["past"] = recall_hands(game)
+    return out
 
 
 __all__ = [
@@ -394,6 +436,7 @@ __all__ = [
     "breakdown",
     "history",
     "lance_entry",
+    "recall_hands",
     "said_entries",
     "seat_view",
     "step_key",

@@ -50,7 +50,7 @@ def decide(
     level: str = DEFAULT_BOT_LEVEL,
 ) -> engine.Action:
     """A bot's action for `seat` playing at `level`, from what that seat may see."""
-    return bot.decide(engine.view(game, seat), rng, level=level)
+    return bot.decide(engine.view(game, seat, recall=True), rng, level=level)
 
 
 def pending_bot_seat(table: Table, game: engine.Game) -> int | None:

@@ -18,9 +18,10 @@ import random
 import pytest
 
 from games.engine import MODES, Action, apply, bot, estimate, new_game, strong, view
+from games.engine.sampling import shown_evidence
 from games.engine.strong import rivals_cardless
 
-from .support import deal, pass_lance, play
+from .support import deal, pass_all, pass_lance, play
 from .test_bot import _same_view_elsewhere, legal_for
 
 
@@ -423,3 +424,34 @@ def test_the_analysis_says_what_fuerte_plays_against_a_pair_read_as_cardless():
         played = strong.analyse(v, random.Random(1), 300).action
         assert played == bot.decide(v, random.Random(1), "fuerte")
         assert played.act == "quiero"
+
+
+def _after_a_first_hand(*lances: str) -> dict:
+    """Seat 0's view (with the earlier hands, as the bots get it) at the start of hand 2, after
+    a first hand where seat 0 cut the mus and the lances went as ``lances`` (then pasos)."""
+    hands = {0: "12o 12c 7o 1o", 1: "4o 5c 6e 7b", 2: "5o 4e 6c 1c", 3: "12e 12b 11e 1b"}
+    g = pass_all(play(deal(hands), "0 corto", *lances))
+    return view(play(g, "0 repartir"), 0, recall=True)
+
+
+def test_a_pair_whose_shown_cards_contradict_its_acts_is_read_as_cardless_after_one_hand():
+    # Seat 3 passed the best grande, seat 1 bet 7 at the chica with a middling one: the
+    # recuento showed it. The acts alone (history) do not flag a pair after one such hand.
+    careless = _after_a_first_hand(
+        "0 paso", "1 paso", "2 paso", "3 paso", "0 paso", "1 envido 7", "0 no_quiero", "2 no_quiero"
+    )
+    assert rivals_cardless(careless)
+    without_cards = {k: v for k, v in careless.items() if k != "past"}
+    assert not rivals_cardless(without_cards)
+    # The same cards played by them: the best grande bet, the pair of kings bet.
+    sensible = _after_a_first_hand(
+        "0 paso", "1 paso", "2 paso", "3 envido 2", "0 no_quiero", "2 no_quiero",
+        "0 paso", "1 paso", "2 paso", "3 paso", "0 paso", "3 envido 2", "0 no_quiero",
+    )  # fmt: skip
+    assert not rivals_cardless(sensible)
+    assert shown_evidence(careless, 3) > 0 > shown_evidence(sensible, 3)
+
+
+def test_a_seat_that_showed_no_earlier_hand_has_no_shown_evidence():
+    v = view(deal({0: "4o 5c 6e 7b"}, mano=1), 0, recall=True)
+    assert v["past"] == [] and shown_evidence(v, 1) == 0.0

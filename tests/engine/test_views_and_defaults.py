@@ -247,6 +247,31 @@ def test_history_counts_what_was_said_in_earlier_hands():
     assert all(view(g, s)["history"] == h for s in (0, 1, 2, None))
 
 
+def test_recall_shows_each_earlier_hand_as_the_table_saw_it_at_its_recuento():
+    g = play(deal(BASE), "0 corto", "0 envido 2", "1 quiero", "3 no_quiero")  # grande
+    g = pass_all(g)
+    assert g.phase == "recuento"
+    at_recuento = view(g, 1)
+    assert "past" not in at_recuento and view(g, 1, recall=True)["past"] == []
+    g = play(g, "0 repartir")
+    assert g.hand_no == 2 and g.phase == "mus"
+    assert "past" not in view(g, 3)  # the state messages never carry it
+    for seat in (0, 1, 2, 3, None):
+        past = view(g, seat, recall=True)["past"]
+        assert past == [
+            {
+                "mano": 0,
+                "scores": [0, 0],
+                "said": at_recuento["said"],
+                "hands": at_recuento["hands"],
+            }
+        ]
+    # Nothing of the hand being played: no card of it but the seat's own.
+    seen = strings_in(view(g, 3, recall=True)) & ALL_CODES
+    assert seen == set(view(g, 3)["you"]["cards"]) | strings_in(at_recuento["hands"])
+    json.dumps(view(g, 3, recall=True))
+
+
 def _past_hands_reshuffled(record: dict, rng: random.Random) -> dict | None:
     """The record with, in every earlier hand without a reshuffle, the cards nobody saw (the
     discards and the cards never drawn) permuted among themselves, in the deck and in the
@@ -272,7 +297,8 @@ def _past_hands_reshuffled(record: dict, rng: random.Random) -> dict | None:
 
 def test_history_is_the_same_whatever_the_cards_nobody_saw():
     """Permuting the discards and the undrawn cards of earlier hands (the hands shown at the
-    recuento stay the same) changes no view's history: only public information is in it."""
+    recuento stay the same) changes no view's history nor its recall of the earlier hands:
+    only public information is in them."""
     compared = 0
     for seed in range(30):
         rng = random.Random(seed)
@@ -289,6 +315,7 @@ def test_history_is_the_same_whatever_the_cards_nobody_saw():
         assert any(a[0] != b[0] for a, b in zip(alt._past, g._past, strict=True))
         for seat in (0, 1, 2, 3, None):
             assert view(alt, seat)["history"] == view(g, seat)["history"]
+            assert view(alt, seat, recall=True)["past"] == view(g, seat, recall=True)["past"]
         h = view(g, 0)["history"]
         assert h["hands"] == g.hand_no - 1 and not strings_in(h) & ALL_CODES
         json.dumps(h)

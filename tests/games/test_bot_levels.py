@@ -119,6 +119,37 @@ def test_a_bot_turn_is_decided_at_the_bots_own_level(make_user: Callable[..., Us
 
 
 @pytest.mark.django_db
+def test_site_bots_remember_the_hands_shown_at_earlier_recuentos(
+    make_user: Callable[..., User],
+) -> None:
+    # «fuerte» reads the rivals' earlier acts against the cards the recuento showed: the site
+    # must give its bots the view with the earlier hands, and never put them in the states.
+    player = make_user()
+    table = bots.start_practice(player, "4-reyes", random.Random(4), level="fuerte")
+    seen: list[dict[str, Any]] = []
+    real = engine.bot.decide
+
+    def spy(view: dict[str, Any], rng: Any = None, level: str = "normal") -> engine.Action:
+        seen.append(view)
+        return real(view, rng, level=level)
+
+    with mock.patch.object(turns.bot, "decide", spy):
+        for _ in range(300):
+            table.refresh_from_db()
+            if seen and seen[-1]["hand_no"] >= 2:
+                break
+            if not bots.play_bot_turn(table.pk, table.version):
+                game = services.game_of(table)
+                if 0 in game.to_act():
+                    services.apply_action(table, engine.default_action(game, 0))
+    assert seen[-1]["hand_no"] == 2
+    assert all(len(v["past"]) == v["hand_no"] - 1 for v in seen)
+    shown = seen[-1]["past"][0]["hands"]
+    assert [len(h) for h in shown] == [4, 4, 4, 4]
+    assert "past" not in services.state_for(services.load_table(table.pk), player)
+
+
+@pytest.mark.django_db
 def test_the_state_tells_each_bots_level_and_people_have_none(
     make_user: Callable[..., User],
 ) -> None:
