@@ -95,27 +95,38 @@ def test_filling_seats_refuses_an_unknown_level_and_seats_nobody(
     assert table.rated  # unchanged: no bots came
 
 
-@pytest.mark.django_db
-def test_a_bot_turn_is_decided_at_the_bots_own_level(make_user: Callable[..., User]) -> None:
-    table = bots.start_practice(make_user(), "4-reyes", random.Random(4), level="fuerte")
-    Seat.objects.filter(table=table, seat=3).update(bot_level="principiante")
-    seen: list[tuple[int, str]] = []
+def _play_bot_turns(
+    table: Table, turns_at_most: int, done: Callable[[list[tuple[dict[str, Any], str]]], bool]
+) -> list[tuple[dict[str, Any], str]]:
+    """Play the table's turns (the person's by the clock's choice) until ``done`` says so or
+    ``turns_at_most`` were tried; returns each view a bot decided on, with its level."""
+    seen: list[tuple[dict[str, Any], str]] = []
     real = engine.bot.decide
 
     def spy(view: dict[str, Any], rng: Any = None, level: str = "normal") -> engine.Action:
-        seen.append((view["you"]["seat"], level))
+        seen.append((view, level))
         return real(view, rng, level=level)
 
     with mock.patch.object(turns.bot, "decide", spy):
-        for _ in range(12):
+        for _ in range(turns_at_most):
             table.refresh_from_db()
+            if done(seen):
+                break
             if not bots.play_bot_turn(table.pk, table.version):
                 game = services.game_of(table)
                 if 0 in game.to_act():  # the person's turn: the clock's choice for them
                     services.apply_action(table, engine.default_action(game, 0))
+    return seen
+
+
+@pytest.mark.django_db
+def test_a_bot_turn_is_decided_at_the_bots_own_level(make_user: Callable[..., User]) -> None:
+    table = bots.start_practice(make_user(), "4-reyes", random.Random(4), level="fuerte")
+    Seat.objects.filter(table=table, seat=3).update(bot_level="principiante")
+    seen = _play_bot_turns(table, 12, lambda seen: False)
     assert seen
-    for seat, level in seen:
-        assert level == ("principiante" if seat == 3 else "fuerte")
+    for view, level in seen:
+        assert level == ("principiante" if view["you"]["seat"] == 3 else "fuerte")
 
 
 @pytest.mark.django_db
@@ -126,22 +137,8 @@ def test_site_bots_remember_the_hands_shown_at_earlier_recuentos(
     # must give its bots the view with the earlier hands, and never put them in the states.
     player = make_user()
     table = bots.start_practice(player, "4-reyes", random.Random(4), level="fuerte")
-    seen: list[dict[str, Any]] = []
-    real = engine.bot.decide
-
-    def spy(view: dict[str, Any], rng: Any = None, level: str = "normal") -> engine.Action:
-        seen.append(view)
-        return real(view, rng, level=level)
-
-    with mock.patch.object(turns.bot, "decide", spy):
-        for _ in range(300):
-            table.refresh_from_db()
-            if seen and seen[-1]["hand_no"] >= 2:
-                break
-            if not bots.play_bot_turn(table.pk, table.version):
-                game = services.game_of(table)
-                if 0 in game.to_act():
-                    services.apply_action(table, engine.default_action(game, 0))
+    decided = _play_bot_turns(table, 300, lambda s: bool(s) and s[-1][0]["hand_no"] >= 2)
+    seen = [view for view, _level in decided]
     assert seen[-1]["hand_no"] == 2
     assert all(len(v["past"]) == v["hand_no"] - 1 for v in seen)
     shown = seen[-1]["past"][0]["hands"]
