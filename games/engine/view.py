@@ -228,7 +228,8 @@ def recall_hands(game: Game) -> list[dict[str, Any]]:
     hand its ``mano``, the ``scores`` it began with, what was ``said`` (as ``said_entries``)
     and the four ``hands`` as they ended, by seat, shown to all at the recuento. Public, like
     ``history``, but long: a view carries it only when asked (``view(..., recall=True)``, for
-    the bots and the hand analysis), never in the state messages."""
+    the bots and the hand analysis), never in the state messages. Each hand's entry is built
+    once and shared by every later view of the game: read it, never change it."""
     out: list[dict[str, Any]] = []
     before: tuple[int, int] = (0, 0)
     for i, past in enumerate(game._past):
