@@ -50,6 +50,7 @@ class Stats:
     connect_failures: int = 0
     connect_kinds: Counter[str] = field(default_factory=Counter)  # failures by exception name
     disconnects: int = 0
+    open_sockets: int = 0  # table sockets open right now (a storm test kills when all are)
     finished_tables: set[int] = field(default_factory=set)
     tables_started: int = 0  # by `Successors`, for the players of finished games
     # With `reconnect` (a connection storm, docs/performance.md): when each player's socket
@@ -211,6 +212,7 @@ async def play_table(
             stats.connect_failures += 1
             stats.connect_kinds[type(exc).__name__] += 1
         return "refused"
+    stats.open_sockets += 1
     dropped_at = stats.down_since.pop(client.user_id, None)
     if dropped_at is not None:
         stats.reconnected.append(time.monotonic() - dropped_at)
@@ -271,6 +273,7 @@ async def play_table(
         stats.table_down_since.setdefault(table_id, now)
         return "dropped"
     finally:
+        stats.open_sockets -= 1
         if acting is not None:
             acting.cancel()
         await ws.close()
@@ -458,8 +461,12 @@ async def run_clients(
     viewers: int = 0,
     poll: bool = False,
     urls: list[str] | None = None,
+    stats: Stats | None = None,
 ) -> tuple[Stats, float]:
-    stats = Stats()
+    """Play ``clients`` for ``seconds`` (after the connection ramp); ``stats``, if given, is
+    filled while they play (a caller may watch it)."""
+    if stats is None:
+        stats = Stats()
     start = time.monotonic()
     cpu0 = time.process_time()
     ramp = (len(clients) + viewers) / connect_per_second
