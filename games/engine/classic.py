@@ -547,8 +547,8 @@ def decide(
 ) -> Action:
     """The bot's action for the seat whose view this is (one of ``view["you"]["legal"]``).
 
-    ``cardless_rivals`` (only «fuerte» sets it, when both rivals' earlier hands read as a
-    player that speaks whatever its cards): every rival is read as fully loose, good hands
+    ``cardless_rivals`` (only «fuerte» sets it, when it reads the rivals as a pair that speaks
+    whatever its cards: ``strong.rivals_cardless``): every rival is read as fully loose, good hands
     bet as against a sensible pair (not the least), and the mus is cut only with the hands
     that are always cut (``_mus``, ``blind``): the rivals discard blind, so every discard
     round is ours."""

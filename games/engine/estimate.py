@@ -57,11 +57,12 @@ def advice(
     ``{"chances": chances(...), "action": {...}, "options": [{"action": {...}, "value": v}]}``
     with actions in their record form (``Action.to_dict()``). ``action`` is what «fuerte» plays
     on these ``samples`` deals (``bot.decide`` samples fewer, so on a close call it may
-    differ), or, against a pair it reads as cardless, what the rules it then follows say. ``value`` is the estimated chance (0..1) to win the *game* after that option
-    (see ``strong``; the race model counts the seat's score ``strong.EDGE`` tantos higher): the
-    cost of a choice is the best value minus its value. ``options`` lists
-    every legal option of a betting decision (paso / quiero / no quiero, every envido amount,
-    órdago); it is empty for the mus, the discards and repartir, which are not valued.
+    differ), or, against a pair it reads as cardless, what the rules it then follows say.
+    ``value`` is the estimated chance (0..1) to win the *game* after that option (see
+    ``strong``; the race model counts the seat's score ``strong.EDGE`` tantos higher): the
+    cost of a choice is the best value minus its value. ``options`` lists every legal option
+    of a betting decision (paso / quiero / no quiero, every envido amount, órdago); it is
+    empty for the mus, the discards and repartir, which are not valued.
     Raises ValueError when the seat has nothing to decide.
     """
     a = analyse(view, rng, samples, every_amount=True)

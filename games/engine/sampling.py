@@ -7,9 +7,9 @@ reads a seat's ``view(game, seat)`` only, never a Game:
   answers of pares and juego (announced truthfully) must hold for every sampled hand.
 * **Soft evidence**, as likelihoods of what each other seat did given its sampled hand (a
   model of a sensible player, see ``LIKELIHOOD``): «corto» or «mus» in the last mus round
-  (against the hand's overall strength), «paso», envido (small or big), raise, órdago, quiero and no quiero
-  in each lance (against the hand's percentile in that lance). Acts the turn clock played say
-  nothing; the discard counts are not used. A seat that plays «loose»
+  (against the hand's overall strength), «paso», envido (small or big), raise, órdago, quiero
+  and no quiero in each lance (against the hand's percentile in that lance). Acts the turn
+  clock played say nothing; the discard counts are not used. A seat that plays «loose»
   (``classic.looseness``: órdagos and big envidos whatever its cards) has its evidence mixed
   with "anything" accordingly.
 

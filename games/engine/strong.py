@@ -544,6 +544,7 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
             score += w * (past[r].get(k, 0) + now[r].get(k, 0))
     if score >= PAIR_SCORE_AT:
         return True
+    # (Before any hand was shown there is no evidence, not evidence of 0: SHOWN_AT is below 0.)
     if view.get("past") and sum(shown_evidence(view, r) for r in rivals) >= SHOWN_AT:
         return True
     c = cardless(view)
