@@ -114,7 +114,7 @@ EDGE = 6
 #: (``sampling.CARDLESS``), as log odds, and how each act of its earlier hands in
 #: ``view["history"]`` moves it (per act, log odds cardless : sensible). The weights are a
 #: class-balanced logistic regression on the histories of 22,348 seat-hands of «fuerte»
-#: against the arena's random player, «normal» and itself (docs/engine.md, «Fifth round»):
+#: against the arena's random player, «normal» and itself (docs/journal/engine.md, «Fifth round»):
 #: a random player passes, raises, bets big and accepts more; a sensible one opens with
 #: envidos, says órdago, refuses and wins the bets that get shown more. (The first guesses
 #: counted every envido of more than 5 as +2, and «fuerte» opens 7 often: its own kind
@@ -138,7 +138,7 @@ CARDLESS_LLR = {
 #: 92-93 %), so the limit is telling: each rival's ``cardless`` from ``CARDLESS_PLAY`` on,
 #: or the pair's acts (earlier hands and this one, summed) scoring ``PAIR_SCORE_AT`` on
 #: ``PAIR_SCORE``: a random pair accepts as often as it refuses, raises, bets that lose at
-#: the showdown and hardly says órdago. On 300-game samples of decisions (docs/engine.md,
+#: the showdown and hardly says órdago. On 300-game samples of decisions (docs/journal/engine.md,
 #: «Seventh round») the score reaches 2 at 26 % of the decisions against random, 4.6 %
 #: against «normal» and 0.5 % against «fuerte».
 CARDLESS_PLAY = 0.3
@@ -153,9 +153,9 @@ PAIR_SCORE = {
 PAIR_SCORE_AT = 2.0
 #: ... or what its two seats said in the earlier hands, read against the cards they showed at
 #: those recuentos (``sampling.shown_evidence``, summed over the pair), reaches these log odds
-#: cardless : sensible. At -1, on 100-game samples (docs/engine.md, «Eighth round»), it flags
-#: the arena's random pair at 86 % of the hands after the first, a «normal» pair at 0.6 % and
-#: a «fuerte» pair at 2.7 % (its bluffs): the betting alone flagged a quarter of the
+#: cardless : sensible. At -1, on 100-game samples (docs/journal/engine.md, «Eighth round»),
+#: it flags the arena's random pair at 86 % of the hands after the first, a «normal» pair at
+#: 0.6 % and a «fuerte» pair at 2.7 % (its bluffs): the betting alone flagged a quarter of the
 #: decisions against random.
 SHOWN_AT = -1.0
 #: How one cardless player answers our envido (quiero; raise or órdago; the rest is no

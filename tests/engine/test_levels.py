@@ -281,7 +281,7 @@ def test_a_rival_that_speaks_whatever_its_cards_has_its_envido_believed_less():
 def test_a_rival_that_bets_often_says_ordago_and_refuses_reads_sensible():
     # «fuerte»'s own way of playing (it opens with anything, envidos of 7 included, and
     # refuses a lot) must not read as a random player's: before the weights were fitted a
-    # few envidos of 7 made a «fuerte» rival look cardless (docs/engine.md, «Fifth round»).
+    # few envidos of 7 made a «fuerte» rival look cardless (docs/journal/engine.md, «Fifth round»).
     from games.engine.strong import cardless
 
     g = play(deal({0: "4o 5c 6e 7b"}, mano=1), "1 corto", "1 envido 2")

@@ -1,6 +1,7 @@
 """daphne's pings are spread over time (musweb.server): sockets that only listen and opened
 together are not all pinged in the same instant, whose burst of pings and pongs held up every
-live table on the server (docs/performance.md, «The lobby through nginx, fourth session»)."""
+live table on the server (docs/journal/performance.md, «The lobby through nginx, fourth
+session»)."""
 
 from __future__ import annotations
 
