@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .models import BotLevel, Table
 from .templatetags.cards import back_name
@@ -51,7 +52,7 @@ ACTS: dict[str, Promise] = {
     "envido_open": _("Envido 2"),
     "envido_chosen": _("Envido {n}"),
     "ordago": _("Órdago"),
-    "repartir": _("Seguir"),
+    "repartir": pgettext_lazy("recuento", "Seguir"),
 }
 
 #: What a player said, in the speech bubbles and the logs. A raise is said as the tantos it

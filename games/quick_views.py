@@ -18,7 +18,7 @@ from accounts.models import User
 from accounts.names import isolate
 
 from . import services
-from .models import QueuedPlayer, Seat, Table
+from .models import Mode, QueuedPlayer, Seat, Table
 from .services import invitations, player_live, presence, queue
 
 
@@ -124,6 +124,8 @@ def lobby_context(request: HttpRequest, my_seat: Seat | None) -> dict[str, Any]:
     context: dict[str, Any] = {
         "friends": _friends(request, my_seat, followed),
         "follows_anyone": bool(followed),
+        # The box's «Jugar de pareja» buttons: it is also rendered alone, without the page's.
+        "modes": Mode.choices,
     }
     if not request.htmx:
         end = queue.dodge_suspended_until(request.user)

@@ -51,14 +51,15 @@ def _chart_values(user: User) -> dict[str, list[float]]:
 def _totals_and_partner(user: User, include_private: bool) -> tuple[dict[str, Any], dict | None]:
     """Games, wins, cancellations, órdagos and the most frequent partner: one query. Practice
     games against bots are left out: unrated, they are not the player's record (and a bot is
-    nobody's partner)."""
+    nobody's partner). Private games count in the figures for everybody, as they count in the
+    ratings beside them (a number shows no game); only the partner shown comes from the games
+    the viewer may see."""
     sql = f"""
         WITH mine AS (
-            SELECT me.table_id, me.seat, t.status, t.winner_team, t.ended_by
+            SELECT me.table_id, me.seat, t.status, t.winner_team, t.ended_by, t.private
               FROM games_seat me JOIN games_table t ON t.id = me.table_id
              WHERE me.user_id = %(user)s AND t.status IN (%(finished)s, %(cancelled)s)
                    AND NOT t.practice
-                   {"" if include_private else "AND NOT t.private"}
         ),
         totals AS (
             SELECT count(*) FILTER (WHERE status = %(finished)s) AS games,
@@ -76,7 +77,7 @@ def _totals_and_partner(user: User, include_private: bool) -> tuple[dict[str, An
                    count(*) FILTER (WHERE m.winner_team = m.seat %% 2) AS wins
               FROM mine m
               JOIN games_seat p ON p.table_id = m.table_id AND p.seat = (m.seat + 2) %% 4
-             WHERE m.status = %(finished)s
+             WHERE m.status = %(finished)s {"" if include_private else "AND NOT m.private"}
              GROUP BY p.user_id
              ORDER BY games DESC, wins DESC, p.user_id
              LIMIT 1

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -64,6 +64,20 @@ def most_played_mode(user: Any) -> str | None:
     return (
         PlayerRating.objects.filter(user=user, games__gt=0)
         .order_by("-games", "mode")
+        .values_list("mode", flat=True)
+        .first()
+    )
+
+
+def opening_mode(user: Any) -> str | None:
+    """The mode the ranking opens on: the one ``user`` plays most, else the one whose ladder has
+    the most players (an empty ladder is no welcome while the other has players); None when
+    nobody has played a rated game (the first mode)."""
+    return most_played_mode(user) or (
+        PlayerRating.objects.filter(visible(), games__gt=0)
+        .values("mode")
+        .annotate(players=Count("pk"))
+        .order_by("-players", "mode")
         .values_list("mode", flat=True)
         .first()
     )

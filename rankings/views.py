@@ -41,7 +41,7 @@ def _query(**params: Any) -> str:
 
 @vary_on_headers("HX-Request")
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    mode = queries.parse_mode(request.GET.get("modo") or queries.most_played_mode(request.user))
+    mode = queries.parse_mode(request.GET.get("modo") or queries.opening_mode(request.user))
     search = request.GET.get("q", "")
     established = request.GET.get("definitivos") == "1"
     page, search = queries.leaderboard(

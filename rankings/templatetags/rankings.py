@@ -31,7 +31,8 @@ def signed(value: float | None) -> str:
 def percent(value: float | None) -> str:
     if value is None:
         return "—"
-    return f"{number_format(value * 100, 0)} %"
+    # Rounded, not cut: 1 of 6 is 17 %, not 16 %.
+    return f"{number_format(round(value * 100), 0)} %"
 
 
 @register.filter

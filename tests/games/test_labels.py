@@ -4,17 +4,37 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.utils import translation
 
 from games import labels
 from games.models import Table
 from rankings import replay
+from tests.factories import login, make_user
 
 
 def test_fill_replaces_the_placeholders_it_has_values_for_and_keeps_the_others() -> None:
     assert labels.fill("Envite: {n} · {name}", n=4) == "Envite: 4 · {name}"
     assert labels.fill("{a} y {b}", a="Ana", b="{n}") == "Ana y {n}"  # values are not re-read
     assert labels.fill(None) == ""
+
+
+def test_the_recuentos_seguir_is_carry_on_in_english_not_the_follow_of_a_profile(
+    db: None,
+) -> None:
+    """«Seguir» has two senses on the site: the recuento's (carry on to the next hand) and a
+    profile's (follow a player); each has its own English word."""
+    with translation.override("en"):
+        assert labels.for_table()["acts"]["repartir"] == "Carry on"
+    with translation.override("es"):
+        assert labels.for_table()["acts"]["repartir"] == "Seguir"
+    viewer, other = make_user("viewer", language="en"), make_user("other")
+    client = login(viewer)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    page = client.get(f"/jugadores/{other.username}/")
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert ">Follow</button>" in body and "Carry on" not in body
 
 
 def test_the_table_gets_every_word_once_in_the_active_language() -> None:

@@ -214,6 +214,24 @@ def test_the_friends_box_is_asked_for_again_only_by_who_follows_somebody(
     assert Client().get("/?parte=amigos", headers={"HX-Request": "true"}).status_code == 204
 
 
+def test_the_refreshed_friends_box_keeps_the_play_as_partners_buttons(
+    make_user: Callable[..., User],
+) -> None:
+    """The box asked for again every 30 s is the box of the whole page: «Jugar de pareja» and
+    its mode buttons do not vanish at the first refresh."""
+    me, friend = make_user("yo"), make_user("amiga")
+    relations.follow(me, friend)
+    presence.touch(friend.pk)
+    page = login(me).get("/").content.decode()
+    box = login(me).get("/?parte=amigos", headers={"HX-Request": "true"}).content.decode()
+    buttons = 'name="mode" value="'
+    assert page.count(buttons) >= 2 and "pair-invite" in box
+    assert box.count(buttons) == 2
+    start = page.index('<div id="lobby-friends"')
+    in_page = page[start : page.index("</section>", start)]
+    assert in_page.count(buttons) == box.count(buttons)
+
+
 def test_the_lobby_page_and_the_push_show_the_same_card_data(
     make_user: Callable[..., User],
 ) -> None:

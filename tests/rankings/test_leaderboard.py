@@ -203,3 +203,17 @@ def test_the_ranking_opens_on_the_mode_the_player_plays_most(
     login(four[0], client)
     assert client.get("/ranking/").context["mode"] == "8-reyes"
     assert client.get("/ranking/", {"modo": "4-reyes"}).context["mode"] == "4-reyes"
+
+
+def test_a_visitor_opens_the_ranking_on_the_mode_that_has_players(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    """4 reyes comes first in the list, but an empty ladder is no welcome when 8 reyes has
+    players: a visitor, or a player with no rated game, opens on the mode with most players."""
+    four = players(4)
+    finished_game(four, "8-reyes", rate=True)
+    assert client.get("/ranking/").context["mode"] == "8-reyes"
+    newcomer = players(1)[0]
+    login(newcomer, client)
+    assert client.get("/ranking/").context["mode"] == "8-reyes"
+    assert client.get("/ranking/", {"modo": "4-reyes"}).context["mode"] == "4-reyes"

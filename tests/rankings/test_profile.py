@@ -133,3 +133,22 @@ def test_counts_on_the_profile_agree_in_number(
         reverse("accounts:profile", args=[four[0].username]), HTTP_ACCEPT_LANGUAGE="en"
     ).content.decode()
     assert "1 rated game · 1 won" in english and "Last 1 games" not in english
+
+
+def test_the_profile_figures_agree_for_every_viewer_and_round_their_percentages(
+    client: Client, players: Callable[[int], list[User]]
+) -> None:
+    """A private rated game counts in the rating's line and in the totals alike, for a stranger
+    as for the player (the count shows no game); 1 win in 6 is 17 %, not 16 %."""
+    four = players(4)
+    finished_game(four, winner=0, rate=True)
+    for _ in range(5):
+        finished_game(four, winner=1, private=True, rate=True)
+    url = reverse("accounts:profile", args=[four[0].username])
+    for viewer in (None, four[0]):
+        if viewer is not None:
+            login(viewer, client)
+        page = client.get(url).content.decode()
+        assert "6 partidas puntuadas · 1 ganada · 17 %" in page
+        totals = re.sub(r"\s+", " ", page[page.index('class="rankings-totals"') :])
+        assert "<dd>6</dd>" in totals and '<dd>1 <span class="muted">(17 %)</span></dd>' in totals

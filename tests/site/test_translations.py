@@ -153,6 +153,20 @@ def test_the_catalogs_are_found() -> None:
     assert all(not name.startswith(tuple(SKIP_DIRS)) for name in names)
 
 
+def test_a_source_text_has_one_translation_across_the_catalogs() -> None:
+    """Django merges the apps' catalogs, so a Spanish text translated two ways in two apps gets
+    whichever catalog wins, on every page: «Seguir» (the recuento's carry on) became «Follow»
+    (a player) on the table. A word used in two senses needs a context (pgettext)."""
+    translations: dict[tuple[str | None, str], dict[str, list[str]]] = {}
+    for po in CATALOGS:
+        for entry in messages_of(po):
+            for source, text in entry.forms:
+                found = translations.setdefault((entry.msgctxt, source), {})
+                found.setdefault(text, []).append(where(po, entry))
+    ambiguous = {key: found for key, found in translations.items() if len(found) > 1}
+    assert ambiguous == {}
+
+
 @pytest.mark.parametrize("po", CATALOGS, ids=IDS)
 def test_every_entry_is_translated(po: Path) -> None:
     empty = [

@@ -204,3 +204,24 @@ def test_a_tournament_table_links_back_to_its_tournament() -> None:
     play_round(tournament)
     page = login(pairs[0].first).get(f"/mesas/{table.pk}/").content.decode()
     assert "Copa de la peña · Ronda 1" in page  # the finished table too: where the next comes
+
+
+def test_the_invitation_and_the_check_in_read_naturally_in_both_languages(
+    make_user: Any,
+) -> None:
+    tournament = make_tournament()
+    ana, luis = make_user("ana"), make_user("luis")
+    services.invite(ana, tournament.pk, luis.username)
+    url = f"/torneos/{tournament.pk}/"
+    page = login(luis).get(url).content.decode()
+    assert "te invita a jugar este torneo como su pareja." in page
+    services.accept(luis, tournament.pk)
+    services.check_in(luis, tournament.pk)
+    page = login(ana).get(url).content.decode()
+    assert '<span class="ok">ha confirmado</span>' in page and "sin confirmar" in page
+    ana.language = "en"
+    ana.save(update_fields=["language"])
+    english = login(ana)
+    english.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    page = english.get(url).content.decode()
+    assert '<span class="ok">checked in</span>' in page and "not checked in" in page

@@ -55,7 +55,7 @@ def invited(pair: Pair) -> None:
             "link": _link(pair.second),
         },
         lambda: (
-            _("%(name)s te invita a jugar el torneo «%(tournament)s» en su pareja.")
+            _("%(name)s te invita a jugar el torneo «%(tournament)s» como su pareja.")
             % {"name": isolate(pair.first.public_name), "tournament": tournament.name}
         ),
     )
