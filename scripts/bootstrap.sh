@@ -26,6 +26,12 @@ fi
 
 stamp=.venv/.installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  # PyICU (the confusable-name check) builds against the system's ICU.
+  if ! pkg-config --exists icu-uc 2>/dev/null && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing Debian's libicu-dev and pkg-config for PyICU"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev pkg-config >/dev/null
+  fi
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -e '.[test]'
   touch "$stamp"
