@@ -79,9 +79,12 @@ def current_matches(tournament: Tournament) -> list[Match]:
     )
 
 
-def finish_table(table: Table, winner_team: int, loser_tantos: int = 20) -> None:
+def finish_table(
+    table: Table, winner_team: int, loser_tantos: int = 20, ended_by: str = "puntos"
+) -> None:
     """End a tournament table's game as the services leave a finished one (seats no longer
-    live, the table over): `winner_team` reached 40, the other had `loser_tantos`."""
+    live, the table over): `winner_team` reached 40 (or won an órdago: `ended_by`), the other
+    had `loser_tantos`."""
     scores = [loser_tantos, loser_tantos]
     scores[winner_team] = 40
     table.seats.update(active=False)
@@ -90,6 +93,7 @@ def finish_table(table: Table, winner_team: int, loser_tantos: int = 20) -> None
         phase="terminada",
         winner_team=winner_team,
         scores=scores,
+        ended_by=ended_by,
         finished_at=timezone.now(),
     )
 

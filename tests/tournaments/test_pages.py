@@ -21,6 +21,7 @@ from tournaments.models import Pair, Tournament
 from .support import (
     check_in_all,
     current_matches,
+    finish_table,
     make_tournament,
     play_round,
     ready_tournament,
@@ -225,3 +226,15 @@ def test_the_invitation_and_the_check_in_read_naturally_in_both_languages(
     english.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     page = english.get(url).content.decode()
     assert '<span class="ok">checked in</span>' in page and "not checked in" in page
+
+
+def test_a_result_won_by_an_ordago_says_so(make_user: Any) -> None:
+    """40–0 reads like a thrashing; won by an órdago it was one lance, and the page says so."""
+    tournament, _pairs = ready_tournament(4, rounds=1)
+    first, second = current_matches(tournament)
+    finish_table(first.table, 0, loser_tantos=0, ended_by="ordago")
+    finish_table(second.table, 1, loser_tantos=12)
+    services.run(tournament.pk)
+    page = Client().get(f"/torneos/{tournament.pk}/").content.decode()
+    assert page.count("a órdago</span>") == 1
+    assert '40–0 <span class="badge ordago">a órdago</span>' in page and "12–40" in page

@@ -418,7 +418,7 @@ async def test_a_partner_is_told_of_the_invitation_and_the_inviter_of_the_answer
     # In the partner's own language, the inviter's name isolated.
     assert (
         invitation["message"]
-        == "\u2068ana\u2069 invites you to play the tournament «Copa» as their partner."
+        == "\u2068ana\u2069 invites you to play the tournament “Copa” as their partner."
     )
     assert invitation["link"] == "See the tournament"
     await database_sync_to_async(services.accept)(luis, tournament.pk)
