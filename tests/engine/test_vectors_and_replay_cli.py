@@ -1,4 +1,5 @@
-"""The shared test vectors replay to their expected results, in process and with the CLI."""
+"""The engine's test vectors (tests/engine/vectors/) replay to their expected results, in
+process and with the replay command."""
 
 from __future__ import annotations
 
@@ -11,14 +12,11 @@ import pytest
 
 from games.engine import export_record, replay, replay_result, view
 
-from .support import REPO, run_replay, vectors_dir
-
-VECTORS = vectors_dir()
+from .support import REPO, VECTORS, run_replay
 
 
 def _load_jsonl(name: str) -> list:
-    # No skipping when the vectors are missing: these tests are the engine's acceptance test.
-    # Set MUS_SHARED_DIR to the shared/ folder if it is not the repository's sibling.
+    # No skipping when a vector is missing: these tests are the engine's acceptance test.
     path = VECTORS / name
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
