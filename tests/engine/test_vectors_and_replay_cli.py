@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -148,3 +149,11 @@ def test_the_bench_command_plays_and_replays_and_prints_rates():
     assert p.returncode == 0, p.stderr
     assert "play" in p.stdout and "replay" in p.stdout and "actions/s" in p.stdout
     assert p.stdout.startswith("engine: ")  # compiled with mypyc or pure Python
+
+
+def test_the_example_of_docs_game_record_replays_to_the_result_it_shows():
+    text = (REPO / "docs" / "game-record.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", text, re.DOTALL)
+    record, shown = (json.loads(b) for b in blocks[:2])
+    assert replay_result(record) == shown
+    assert export_record(replay(record)) == record
