@@ -38,7 +38,7 @@ def random_action(game: Game, rng: random.Random) -> Action:
     """A random legal move by one of the seats that may act now.
 
     Every legal kind of move is possible, but weighted roughly like real play (mostly small
-    bets, few órdagos) so that games last several hands, like the shared test vectors.
+    bets, few órdagos) so that games last several hands, like the engine's test vectors.
     """
     seat = rng.choice(game.to_act())  # simultaneous rounds: any arrival order
     return weighted_choice(seat, legal_actions(game, seat), game.hand_codes(seat), rng)

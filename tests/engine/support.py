@@ -1,4 +1,4 @@
-"""Helpers for the engine tests: stacked decks, short action scripts, shared vectors."""
+"""Helpers for the engine tests: stacked decks, short action scripts, the test vectors."""
 
 from __future__ import annotations
 
@@ -13,20 +13,9 @@ from games.engine import Action, Game, apply, export_record, legal_actions, repl
 from games.engine.cards import CODES
 from games.engine.game import ORDER
 
-
-def shared_dir() -> Path:
-    """The project's shared/ folder: $MUS_SHARED_DIR, else the repo root's sibling "shared"."""
-    env = os.environ.get("MUS_SHARED_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared"
-
-
-def vectors_dir() -> Path:
-    return shared_dir() / "vectors"
-
-
 REPO = Path(__file__).resolve().parents[2]
+#: The engine's test vectors (their README.md says what each file is), kept with the tests.
+VECTORS = Path(__file__).resolve().parent / "vectors"
 
 
 def run_replay(

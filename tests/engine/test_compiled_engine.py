@@ -3,7 +3,7 @@
 ``make test`` runs every engine test against the compiled modules when the build succeeded;
 these tests cover what differs between the two forms: ``Game._clone`` copies every slot by
 name, and the pure-Python sources alone (the fallback when the build fails) still replay the
-shared vectors to the same results.
+test vectors (tests/engine/vectors/) to the same results.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 from games.engine import Game, apply, new_game
 from tools.engine_bench import random_action
 
-from .support import REPO, run_replay, vectors_dir
+from .support import REPO, VECTORS, run_replay
 
 
 def test_a_clone_copies_every_slot_and_shares_no_mutable_list():
@@ -53,7 +53,7 @@ def test_the_pure_python_sources_replay_the_vectors_like_the_engine_in_use(tmp_p
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert where.stdout.strip().endswith("game.py"), where.stderr
-    jsonl = vectors_dir() / "random-games.jsonl"
+    jsonl = VECTORS / "random-games.jsonl"
     pure = run_replay("--jsonl", str(jsonl), root=tmp_path, timeout=120)
     assert pure.returncode == 0, pure.stderr
     in_use = run_replay("--jsonl", str(jsonl), timeout=120)

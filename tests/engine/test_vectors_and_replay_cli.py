@@ -1,9 +1,11 @@
-"""The shared test vectors replay to their expected results, in process and with the CLI."""
+"""The engine's test vectors (tests/engine/vectors/) replay to their expected results, in
+process and with the replay command."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -11,14 +13,11 @@ import pytest
 
 from games.engine import export_record, replay, replay_result, view
 
-from .support import REPO, run_replay, vectors_dir
-
-VECTORS = vectors_dir()
+from .support import REPO, VECTORS, run_replay
 
 
 def _load_jsonl(name: str) -> list:
-    # No skipping when the vectors are missing: these tests are the engine's acceptance test.
-    # Set MUS_SHARED_DIR to the shared/ folder if it is not the repository's sibling.
+    # No skipping when a vector is missing: these tests are the engine's acceptance test.
     path = VECTORS / name
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -150,3 +149,11 @@ def test_the_bench_command_plays_and_replays_and_prints_rates():
     assert p.returncode == 0, p.stderr
     assert "play" in p.stdout and "replay" in p.stdout and "actions/s" in p.stdout
     assert p.stdout.startswith("engine: ")  # compiled with mypyc or pure Python
+
+
+def test_the_example_of_docs_game_record_replays_to_the_result_it_shows():
+    text = (REPO / "docs" / "game-record.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", text, re.DOTALL)
+    record, shown = (json.loads(b) for b in blocks[:2])
+    assert replay_result(record) == shown
+    assert export_record(replay(record)) == record

@@ -1,6 +1,6 @@
-"""The shape of the code (DEVELOPERS.md): no import cycle, function-local imports included; the
-engine imports nothing of the site; no runtime module grows past 500 lines. The app layers
-themselves are import-linter's contracts in pyproject.toml, run by `make test`."""
+"""The shape of the code (docs/architecture.md): no import cycle, function-local imports
+included; the engine imports nothing of the site; no runtime module grows past 500 lines. The app
+layers themselves are import-linter's contracts in pyproject.toml, run by `make test`."""
 
 from __future__ import annotations
 
