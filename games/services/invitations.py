@@ -59,6 +59,15 @@ def _recipient(sender: User, recipient: User | None) -> User:
     return recipient
 
 
+def check_rate(sender: User) -> None:
+    """Count one more invitation by `sender` (of any kind: a table, quick play, a tournament),
+    refused with `invitation_rate` past `RATE_COUNT` in `RATE_SECONDS`."""
+    if not ratelimit.within_rate("invitation", sender.pk, RATE_COUNT, RATE_SECONDS):
+        raise ServiceError(
+            "invitation_rate", _("Demasiadas invitaciones seguidas: espera un minuto.")
+        )
+
+
 @batched
 def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Invitation:
     """`sender` invites `recipient` to their table (`Invitation.Kind.TABLE`: the open table
@@ -85,10 +94,7 @@ def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Inv
         sender=sender, recipient=recipient, status=Invitation.Status.PENDING
     ).exists():
         raise ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))
-    if not ratelimit.within_rate("invitation", sender.pk, RATE_COUNT, RATE_SECONDS):
-        raise ServiceError(
-            "invitation_rate", _("Demasiadas invitaciones seguidas: espera un minuto.")
-        )
+    check_rate(sender)
     try:
         with transaction.atomic():
             invitation = Invitation.objects.create(

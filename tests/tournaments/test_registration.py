@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts import relations
 from accounts.models import User
 from games import services as games
 from games.models import Abandonment, Table
-from games.services import queue
+from games.services import invitations, queue
 from tests.factories import seat_all, started_table
 from tournaments import services
 from tournaments.models import Pair, Tournament
@@ -131,6 +132,70 @@ def test_only_the_invited_partner_answers(tournament: Tournament, make_user: Any
     # Declined: both are free to register again, with anybody.
     services.invite(luis, tournament.pk, "eva")
     services.accept(eva, tournament.pk)
+    services.invite(ana, tournament.pk, make_user("leo").username)
+
+
+@pytest.mark.parametrize("blocker", ["ana", "luis"])
+def test_tournament_invitations_never_cross_a_block(
+    tournament: Tournament, make_user: Any, blocker: str
+) -> None:
+    ana, luis = make_user("ana"), make_user("luis")
+    relations.block(*((ana, luis) if blocker == "ana" else (luis, ana)))
+    assert refused("blocked", services.invite, ana, tournament.pk, "luis") == (
+        "No puedes invitar a este jugador."
+    )
+    assert not Pair.objects.exists()
+
+
+@pytest.mark.parametrize("blocker", ["ana", "luis"])
+def test_a_block_takes_back_a_pending_tournament_invitation(
+    tournament: Tournament, make_user: Any, blocker: str
+) -> None:
+    ana, luis = make_user("ana"), make_user("luis")
+    pair = services.invite(ana, tournament.pk, "luis")
+    relations.block(*((ana, luis) if blocker == "ana" else (luis, ana)))
+    assert Pair.objects.get(pk=pair.pk).status == Pair.Status.WITHDRAWN
+    refused("no_invitation", services.accept, luis, tournament.pk)
+
+
+def test_accepting_a_tournament_invitation_checks_blocks_again(
+    tournament: Tournament, make_user: Any
+) -> None:
+    ana, luis = make_user("ana"), make_user("luis")
+    services.invite(ana, tournament.pk, "luis")
+    relations.Block.objects.create(blocker=ana, blocked=luis)  # in the same instant: no signal
+    refused("blocked", services.accept, luis, tournament.pk)
+    assert Pair.objects.get().status == Pair.Status.INVITED
+
+
+def test_tournament_invitations_are_rate_limited_with_the_others(
+    tournament: Tournament, make_user: Any
+) -> None:
+    """Withdrawing and inviting again in a loop pestered the invited player with a chimed
+    notice each time; a table or partner invitation counts against the same limit."""
+    ana, _luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    relations.follow(ana, eva)
+    invitations.send(ana, eva, "pareja", "4-reyes")
+    for _ in range(invitations.RATE_COUNT - 1):
+        services.invite(ana, tournament.pk, "luis")
+        services.withdraw(ana, tournament.pk)
+    message = refused("invitation_rate", services.invite, ana, tournament.pk, "luis")
+    assert message == "Demasiadas invitaciones seguidas: espera un minuto."
+    assert Pair.objects.count() == invitations.RATE_COUNT - 1
+    assert not Pair.objects.filter(status=Pair.Status.INVITED).exists()
+
+
+def test_an_invited_player_registers_with_somebody_else_which_declines_the_invitation(
+    tournament: Tournament, make_user: Any
+) -> None:
+    ana, luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    unwanted = services.invite(ana, tournament.pk, "luis")
+    wanted = services.invite(luis, tournament.pk, "eva")
+    services.accept(eva, tournament.pk)
+    assert Pair.objects.get(pk=unwanted.pk).status == Pair.Status.DECLINED
+    assert Pair.objects.get(pk=wanted.pk).status == Pair.Status.REGISTERED
+    refused("no_invitation", services.accept, luis, tournament.pk)
+    # The inviter is free too.
     services.invite(ana, tournament.pk, make_user("leo").username)
 
 
