@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 from games import services as games
 from games.models import Abandonment, Table
 from games.services import invitations, queue
@@ -17,7 +18,7 @@ from tests.factories import seat_all, started_table
 from tournaments import services
 from tournaments.models import Pair, Tournament
 
-from .support import check_in_all, make_tournament, register_pairs, start_now
+from .support import check_in_all, make_tournament, ready_tournament, register_pairs, start_now
 
 pytestmark = pytest.mark.django_db
 
@@ -311,3 +312,61 @@ def test_a_checked_in_player_does_not_join_quick_play(tournament: Tournament) ->
     services.check_in(pair.first, tournament.pk)
     refused("in_tournament", queue.join, pair.first, "4-reyes")
     assert queue.join(pair.second, "4-reyes") is None  # not checked in: waits in the queue
+
+
+# --------------------------------------------------------------------------------------------
+# One tournament at a time.
+# --------------------------------------------------------------------------------------------
+def test_nobody_registers_for_two_tournaments_played_at_the_same_time(make_user: Any) -> None:
+    first = make_tournament(name="Jueves")
+    second = make_tournament(name="Jueves bis", starts_at=first.starts_at + timedelta(minutes=1))
+    ana, luis, eva, leo = (make_user(n) for n in ("ana", "luis", "eva", "leo"))
+    services.invite(eva, second.pk, "ana")  # pending when ana registers for the first
+    services.invite(ana, first.pk, "luis")
+    services.accept(luis, first.pk)
+    message = refused("overlap", services.accept, ana, second.pk)
+    assert message.startswith(f"{isolate('ana')} ya juega el torneo «Jueves» (empieza el ")
+    assert message.endswith("que coincide con este: nadie puede jugar dos torneos a la vez.")
+    refused("overlap", services.invite, ana, second.pk, "leo")
+    refused("overlap", services.invite, leo, second.pk, "luis")  # busy as a partner too
+    assert not Pair.objects.filter(tournament=second, status=Pair.Status.REGISTERED).exists()
+
+
+def test_the_second_check_in_at_the_same_time_is_refused(make_user: Any) -> None:
+    """Registered in two (before this rule, or the start moved since): «Estoy» in one only."""
+    first = make_tournament(name="Jueves")
+    second = make_tournament(name="Jueves bis", starts_at=first.starts_at)
+    ana, luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    for tournament, partner in ((first, luis), (second, eva)):
+        Pair.objects.create(
+            tournament=tournament, first=ana, second=partner, status=Pair.Status.REGISTERED
+        )
+    services.check_in(ana, second.pk)
+    assert "coincide con este" in refused("overlap", services.check_in, ana, first.pk)
+    services.check_in(luis, first.pk)  # the partner is free
+
+
+def test_tournaments_far_enough_apart_are_both_open(make_user: Any, settings: Any) -> None:
+    first = make_tournament(rounds=3)  # 3 rounds at MUS_TOURNAMENT_ROUND_MINUTES
+    later = first.starts_at + timedelta(minutes=3 * settings.MUS_TOURNAMENT_ROUND_MINUTES)
+    second = make_tournament(starts_at=later, registration_deadline=later)
+    ana, luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    services.invite(ana, first.pk, "luis")
+    services.accept(luis, first.pk)
+    services.invite(ana, second.pk, "eva")
+    services.accept(eva, second.pk)
+
+
+def test_a_tournament_that_runs_long_keeps_its_players_from_the_next(make_user: Any) -> None:
+    running, pairs = ready_tournament(2, rounds=1)
+    Tournament.objects.filter(pk=running.pk).update(
+        starts_at=timezone.now() - timedelta(days=1),
+        registration_deadline=timezone.now() - timedelta(days=1),
+    )
+    player = pairs[0].first
+    assert Pair.objects.get(pk=pairs[0].pk).status == Pair.Status.PLAYING
+    nxt = make_tournament()  # its check-in is open
+    Pair.objects.create(
+        tournament=nxt, first=player, second=make_user("eva"), status=Pair.Status.REGISTERED
+    )
+    refused("overlap", services.check_in, player, nxt.pk)

@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 from games import services
 from games.models import Table
 from games.services import ServiceError
@@ -102,6 +103,41 @@ def _check_partner(tournament: Tournament, partner: User) -> None:
         )
 
 
+def _check_free(tournament: Tournament, user: User, *, checking_in: bool = False) -> None:
+    """`user` is in no other tournament played at the same time (`Tournament.overlaps`): in
+    the second, their pair would lose every game it was not there for. At check-in, only the
+    tournaments they checked in for count (one registered in two before this rule may still
+    play one of them)."""
+    now = timezone.now()
+    mine = (
+        Q(first=user, first_checked_in_at__isnull=False)
+        | Q(second=user, second_checked_in_at__isnull=False)
+        if checking_in
+        else Q(first=user) | Q(second=user)
+    )
+    pairs = (
+        Pair.objects.filter(
+            status__in=(Pair.Status.REGISTERED, Pair.Status.PLAYING),
+            tournament__status__in=(Tournament.Status.REGISTRATION, Tournament.Status.RUNNING),
+        )
+        .filter(mine)
+        .exclude(tournament=tournament)
+        .select_related("tournament")
+    )
+    for pair in pairs:
+        other = pair.tournament
+        if tournament.overlaps(other, now):
+            starts = formats.date_format(timezone.localtime(other.starts_at), "DATETIME_FORMAT")
+            raise ServiceError(
+                "overlap",
+                _(
+                    "%(name)s ya juega el torneo «%(other)s» (empieza el %(starts)s), que "
+                    "coincide con este: nadie puede jugar dos torneos a la vez."
+                )
+                % {"name": isolate(user.public_name), "other": other.name, "starts": starts},
+            )
+
+
 def find_player(username: Any) -> User | None:
     """The player called `username` (in any case, as log-in finds them), if they can play."""
     name = str(username or "").strip()
@@ -139,6 +175,8 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
         _check_partner(tournament, partner)
         _check_not_removed(tournament, partner)
         _check_room(tournament)
+        _check_free(tournament, user)
+        _check_free(tournament, partner)
         check_rate(user)
         if received is not None:
             _answer(received, Pair.Status.DECLINED)
@@ -193,6 +231,8 @@ def accept(user: User, tournament_id: int) -> Pair:
             )
         _check_not_blocked(user, pair.first)
         _check_room(tournament)
+        _check_free(tournament, user)
+        _check_free(tournament, pair.first)
         _answer(pair, Pair.Status.REGISTERED)
     return pair
 
@@ -245,6 +285,7 @@ def check_in(user: User, tournament_id: int, player: Any = None) -> Pair:
             raise ServiceError("not_registered", _("No estás inscrito en este torneo."))
         if pair.status != Pair.Status.REGISTERED:
             raise ServiceError("not_accepted", _("Tu pareja aún no ha aceptado la invitación."))
+        _check_free(tournament, user, checking_in=True)
         seat = services.live_seat_of(user)
         if seat is not None and not seat.table.practice and seat.table.status == Table.Status.OPEN:
             raise ServiceError(
