@@ -100,8 +100,8 @@ class ModeratedPairAdmin(PairAdmin):
             title=_("Retirar invitaciones"),
             intro=_(
                 "La invitación pendiente desaparece sin descalificar a nadie: el invitado queda "
-                "libre y los dos pueden inscribirse otra vez. Para que quien invita no insista, "
-                "descalifica su pareja o silénciale."
+                "libre y los dos pueden inscribirse otra vez (si el invitado bloquea a quien le "
+                "invita, este ya no puede invitarle)."
             ),
             submit=_("Retirar"),
             apply=lambda p, data: moderation.withdraw_tournament_invitation(
