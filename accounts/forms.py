@@ -13,7 +13,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.debug import sensitive_variables
 
-from . import names
+from . import bots, names
 from .models import NameClaim, User
 
 
@@ -36,10 +36,20 @@ def ban_message(user: User) -> str:
 USERNAME_MAX_LENGTH = 30
 
 
+def bot_name_error() -> ValidationError:
+    return ValidationError(
+        _("Los nombres que parecen de bot son de los bots del sitio. Elige otro."),
+        code="bot_name",
+    )
+
+
 def check_username(username: str, *, user_id: int | None = None) -> None:
     """The name rules of `accounts.names` for a (normalised) username of the account `user_id`
-    (None for a new one): its characters, and no other player's name looking like it."""
+    (None for a new one): its characters, nothing that reads like a bot's name
+    (`accounts.bots`), and no other player's name looking like it."""
     names.clean(username)
+    if bots.reads_like_bot(username):
+        raise bot_name_error()
     if User.objects.filter(display_name__iexact=username).exclude(pk=user_id).exists():
         raise ValidationError(_("Otro jugador ya usa ese nombre. Elige otro."), code="name_taken")
     if NameClaim.holder(username, besides=user_id) is not None:
@@ -51,6 +61,8 @@ def check_username(username: str, *, user_id: int | None = None) -> None:
 def check_display_name(name: str, *, user_id: int | None) -> None:
     """The same for a (normalised, non-empty) display name: the player's own username may look
     like it, nobody else's username or display name."""
+    if bots.reads_like_bot(name):
+        raise bot_name_error()
     others = User.objects.exclude(pk=user_id)
     if others.filter(display_name__iexact=name).exists():
         raise ValidationError(

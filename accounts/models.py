@@ -101,7 +101,8 @@ class NameClaim(models.Model):
 
     The primary key is the rule: of two players racing to be «Alicia» and «Аlicia», one commits
     and the other gets `NameTaken`. A player's own username and display name may look alike
-    (their common keys are stored once). Bots claim nothing: many share a display name.
+    (their common keys are stored once). Bots claim nothing: `accounts.bots` reserves whatever
+    reads like their names.
     """
 
     skeleton = models.TextField(primary_key=True)

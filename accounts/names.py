@@ -77,6 +77,11 @@ def _checker() -> icu.SpoofChecker:
     return checker
 
 
+def skeleton(text: str) -> str:
+    """The TR39 skeleton of `text` as it is (`skeletons` is a name's keys)."""
+    return _checker().getSkeleton(0, text)
+
+
 def skeletons(value: str) -> frozenset[str]:
     """The keys under which a name is claimed: the TR39 skeleton of the normalised name as
     written and case-folded. Two names whose keys meet look the same."""

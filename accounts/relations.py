@@ -2,7 +2,8 @@
 
 Following is one-way and needs nobody's consent: the players you follow are your friends (the
 lobby shows those online, and you may invite them). Blocking a player ends any following between
-you two; while it lasts neither of you can invite the other or follow them, and you are shown no
+you two and cancels the invitations pending between you (either way, of every kind: the `blocked`
+signal); while it lasts neither of you can invite the other or follow them, and you are shown no
 chat line of theirs. The games app asks these functions; the table sockets of the blocker hear of
 every change (`BLOCKS_CHANGED` on the player's group, `sockets.user_group`), so a block takes
 effect at once in the chat.
@@ -17,6 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.dispatch import Signal
 from django.utils.translation import gettext_lazy as _
 
 from . import sockets
@@ -26,6 +28,11 @@ from .models import Block, Follow, User
 #: of player ids. The table consumer handles it as `blocks_changed` (every consumer in the
 #: player's group must handle it).
 BLOCKS_CHANGED = "blocks.changed"
+
+#: Sent inside the transaction that makes a block (kwargs: `blocker_id`, `blocked_id`): the
+#: apps above cancel, in the same transaction, whatever the two have pending between them
+#: (invitations of every kind, either way).
+blocked = Signal()
 
 
 class RelationError(Exception):
@@ -73,6 +80,7 @@ def block(user: User, other: User) -> bool:
                 created = Block.objects.get_or_create(blocker=user, blocked=other)[1]
         except IntegrityError:
             created = False
+        blocked.send(sender=Block, blocker_id=user.pk, blocked_id=other.pk)
         _tell_sockets(user.pk)
     return created
 

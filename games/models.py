@@ -402,6 +402,8 @@ class Invitation(models.Model):
         ACCEPTED = "aceptada", _("aceptada")
         DECLINED = "rechazada", _("rechazada")
         EXPIRED = "caducada", _("caducada")
+        # Withdrawn by the site: a block between the two, or the sender left the table.
+        CANCELLED = "cancelada", _("cancelada")
 
     sender = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent"

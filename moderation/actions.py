@@ -351,6 +351,29 @@ def remove_pair(moderator: User | None, pair: Pair, reason: str) -> ModerationAc
         )
 
 
+def withdraw_tournament_invitation(
+    moderator: User | None, pair: Pair, reason: str
+) -> ModerationAction:
+    """Take back a pending tournament invitation: the inviter (the entry's target) is the one
+    acted on; the invited player is touched by nothing, and neither is disqualified."""
+    reason = _reason(reason, _("Para retirar una invitación hace falta un motivo."))
+    with transaction.atomic():
+        try:
+            tournaments.withdraw_invitation(pair.pk)
+        except services.ServiceError as exc:
+            raise ModerationError(exc.message) from None
+        return record(
+            moderator,
+            ModerationAction.Kind.WITHDRAW_INVITATION,
+            target=pair.first,
+            reason=reason,
+            tournament=pair.tournament_id,
+            tournament_name=pair.tournament.name,
+            pair=pair.pk,
+            invited=pair.second.get_username(),
+        )
+
+
 #: Who wins a game the organisers decide: pair a (seats 0 and 2), pair b, or neither.
 ADJUDICATE_WINNERS = ("a", "b", "ninguna")
 

@@ -106,6 +106,7 @@ class ModerationAction(models.Model):
         REVEAL_HANDS = "ver_cartas", _("Cartas de una partida en juego vistas")
         CANCEL_TOURNAMENT = "cancelar_torneo", _("Torneo cancelado")
         REMOVE_PAIR = "descalificar", _("Pareja descalificada de un torneo")
+        WITHDRAW_INVITATION = "invit_retirada", _("Invitación a un torneo retirada")
         ADJUDICATE = "arbitrar", _("Partida de torneo decidida por la organización")
 
     moderator = models.ForeignKey(

@@ -187,6 +187,10 @@ MUS_PROCESS_BEAT_SECONDS = env_int("MUS_PROCESS_BEAT_SECONDS", 5, minimum=1)
 MUS_PROCESS_TIMEOUT_SECONDS = env_int("MUS_PROCESS_TIMEOUT_SECONDS", 15, minimum=2)
 # A rematch table waits this long for its four players (RULES.md §8.5), then closes.
 MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
+# How long a tournament round is expected to last: a tournament's expected length is its rounds
+# at this many minutes each, and a player may not be in two tournaments whose expected times
+# overlap (tournaments.models.Tournament.overlaps).
+MUS_TOURNAMENT_ROUND_MINUTES = env_int("MUS_TOURNAMENT_ROUND_MINUTES", 45, minimum=1)
 # Database connections of each daphne process for moves on the event loop (services.act_async).
 MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
 # Hand analysis of finished games (rankings.analysis): each player may have this many analyses

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -138,6 +139,29 @@ class Tournament(models.Model):
     @property
     def checkin_opens_at(self) -> datetime:
         return self.starts_at - timedelta(minutes=self.checkin_minutes)
+
+    @property
+    def expected_rounds(self) -> int:
+        """The rounds it plays: those planned at the start, or before it the Swiss rounds asked
+        for, or a full knockout of `max_pairs`."""
+        if self.planned_rounds:
+            return self.planned_rounds
+        if self.is_swiss:
+            return self.rounds or 1
+        return max(1, math.ceil(math.log2(self.max_pairs)))
+
+    @property
+    def expected_end(self) -> datetime:
+        """When it should be over: its rounds at `MUS_TOURNAMENT_ROUND_MINUTES` each."""
+        minutes = self.expected_rounds * settings.MUS_TOURNAMENT_ROUND_MINUTES
+        return self.starts_at + timedelta(minutes=minutes)
+
+    def overlaps(self, other: Tournament, now: datetime) -> bool:
+        """Whether one player could not play both: their expected times overlap, or `other`
+        is still being played once this one's check-in has opened (it ran long)."""
+        if self.starts_at < other.expected_end and other.starts_at < self.expected_end:
+            return True
+        return other.status == self.Status.RUNNING and now >= self.checkin_opens_at
 
     @property
     def is_swiss(self) -> bool:

@@ -12,9 +12,9 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db import transaction
-from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
+from accounts import bots as accounts_bots
 from accounts.models import User
 
 from ..models import DEFAULT_BOT_LEVEL, BotLevel, Seat, Table
@@ -24,31 +24,26 @@ from .state import after_commit
 from .storage import compare_and_set, game_of, load_table, seat_number, seat_rows
 from .turns import decide, pending_bot_seat
 
-BOT_NAMES = [
-    "Lola", "Paco", "Maite", "Iñaki", "Carmen", "Andoni", "Pili", "Txema", "Rosario", "Mikel",
-    "Begoña", "Fermín", "Amaia", "Julián", "Nerea", "Koldo",
-]  # fmt: skip
-
 
 def bot_accounts(count: int, seated: Collection[str] = ()) -> list[User]:
-    """`count` bots from the fixed pool, named differently from each other and from who already
-    sits there (two «Bot Nerea» at one table would make the log of what was said ambiguous).
+    """`count` bots from the fixed pool (`accounts.bots`), named differently from each other
+    and from who already sits there (two «Bot Nerea» at one table would make the log of what
+    was said ambiguous).
 
-    The pool is one account per name, created the first time it is needed: a bot sits at many
-    tables at once (its seats are never `active`), so practice games create no accounts.
+    The pool is one account per name, made by a migration and found by its `is_bot` flag (a
+    player who took a bot's username before names were reserved is never seated for one). A
+    bot sits at many tables at once (its seats are never `active`), so games create no
+    accounts; a pool found short (a database emptied by hand) is made whole first.
     """
-    names = [n for n in BOT_NAMES if f"Bot {n}" not in seated]
-    bots = []
-    for name in secrets.SystemRandom().sample(names, count):
-        user, created = User.objects.get_or_create(
-            username=f"bot-{slugify(name)}",
-            defaults={"display_name": f"Bot {name}", "is_bot": True},
-        )
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        bots.append(user)
-    return bots
+    found = list(User.objects.filter(is_bot=True, display_name__in=_POOL))
+    if len({u.display_name for u in found}) < len(_POOL):
+        accounts_bots.pool(User)
+        found = list(User.objects.filter(is_bot=True, display_name__in=_POOL))
+    free = {u.display_name: u for u in found if u.display_name not in seated}
+    return secrets.SystemRandom().sample(sorted(free.values(), key=lambda u: u.pk), count)
+
+
+_POOL = frozenset(accounts_bots.display_name(name) for name in accounts_bots.BOT_NAMES)
 
 
 def bot_level(level: str | None) -> str:

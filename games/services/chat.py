@@ -19,6 +19,9 @@ from .groups import group_name, send_group
 from .storage import seat_number
 
 MAX_LENGTH = 300
+#: Combining marks kept on one letter (after NFC, which makes most accented letters one
+#: character): enough for any language's accents, too few to stack «zalgo» over the next lines.
+MAX_MARKS = 2
 RATE_COUNT = 5
 RATE_WINDOW_SECONDS = 10
 HISTORY = 50
@@ -39,7 +42,7 @@ def clean_text(raw: Any) -> str:
     text = "".join(
         ch if unicodedata.category(ch)[0] != "C" else " " for ch in raw.replace("\n", " ")
     )
-    text = " ".join(text.split())
+    text = _fewer_marks(" ".join(unicodedata.normalize("NFC", text).split()))
     if not text:
         raise ServiceError("empty_chat", _("El mensaje está vacío."))
     if len(text) > MAX_LENGTH:
@@ -47,6 +50,21 @@ def clean_text(raw: Any) -> str:
             "chat_too_long", _("El mensaje es demasiado largo (máximo 300 caracteres).")
         )
     return text
+
+
+def _fewer_marks(text: str) -> str:
+    """`text` with at most `MAX_MARKS` combining marks on each character (the rest dropped)."""
+    kept: list[str] = []
+    marks = 0
+    for ch in text:
+        if unicodedata.category(ch)[0] == "M":
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        kept.append(ch)
+    return "".join(kept)
 
 
 def _within_rate(user_id: int) -> bool:

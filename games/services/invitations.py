@@ -3,7 +3,9 @@
 An invitation reaches the friend on whatever page of the site they are (`notify`), with a chime;
 they accept or decline it, or it expires after `EXPIRES_SECONDS` (Celery beat's sweep says so to
 both). Only a player you follow can be invited, never across a block (either way), at most
-`RATE_COUNT` invitations a minute and one waiting at a time for each friend.
+`RATE_COUNT` invitations a minute and one waiting at a time for each friend. A block cancels the
+invitations pending between the two (`withdrawals`), and so does leaving the table (or being
+kicked from it) for the invitations to it; accepting checks both again.
 
 Accepting goes through the same services as doing it by hand: a table invitation takes the first
 free seat (`tables.take_seat`, with the table's invitation for a private one); a partner
@@ -25,8 +27,8 @@ from accounts import relations
 from accounts.models import User
 from accounts.names import isolate
 
-from ..models import Invitation, Mode, Table
-from . import queue, ratelimit, tables
+from ..models import Invitation, Mode, Seat, Table
+from . import queue, ratelimit, tables, withdrawals
 from .errors import ServiceError
 from .groups import batched
 from .notify import tell
@@ -57,6 +59,15 @@ def _recipient(sender: User, recipient: User | None) -> User:
     return recipient
 
 
+def check_rate(sender: User) -> None:
+    """Count one more invitation by `sender` (of any kind: a table, quick play, a tournament),
+    refused with `invitation_rate` past `RATE_COUNT` in `RATE_SECONDS`."""
+    if not ratelimit.within_rate("invitation", sender.pk, RATE_COUNT, RATE_SECONDS):
+        raise ServiceError(
+            "invitation_rate", _("Demasiadas invitaciones seguidas: espera un minuto.")
+        )
+
+
 @batched
 def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Invitation:
     """`sender` invites `recipient` to their table (`Invitation.Kind.TABLE`: the open table
@@ -83,10 +94,7 @@ def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Inv
         sender=sender, recipient=recipient, status=Invitation.Status.PENDING
     ).exists():
         raise ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))
-    if not ratelimit.within_rate("invitation", sender.pk, RATE_COUNT, RATE_SECONDS):
-        raise ServiceError(
-            "invitation_rate", _("Demasiadas invitaciones seguidas: espera un minuto.")
-        )
+    check_rate(sender)
     try:
         with transaction.atomic():
             invitation = Invitation.objects.create(
@@ -187,25 +195,55 @@ def decline(user: User, invitation_id: int) -> Invitation:
 @batched
 def accept(user: User, invitation_id: int) -> tuple[str, Table | None]:
     """Accept an invitation. Returns where the recipient goes now (the table, or the queue), and
-    the table they sat at (its invitation is theirs now, for a private one)."""
+    the table they sat at (its invitation is theirs now, for a private one).
+
+    An invitation that no longer holds (a block between the two, a table its sender no longer
+    sits at: both cancel it when they happen, this is for the race) is cancelled and refused.
+    """
     with transaction.atomic():
         invitation = _lock(user, invitation_id)
-        if invitation.kind == Invitation.Kind.TABLE:
-            table = _sit(user, invitation)
-            _close(invitation, Invitation.Status.ACCEPTED)
-            return table.get_absolute_url(), table
-        queue.check_may_queue(user)
-        if queue.refusal(invitation.sender) is not None:
-            raise ServiceError(
-                "partner_unavailable",
-                _("%(name)s ya no puede jugar ahora.")
-                % {"name": isolate(invitation.sender.public_name)},
-            )
-        # The inviter first: they lead the pair into the queue (their place is kept).
-        table = queue.join(invitation.sender, invitation.mode, partner=user)
-        url = table.get_absolute_url() if table else reverse("quick:queue")
-        _close(invitation, Invitation.Status.ACCEPTED, url)
-        return url, table
+        refusal = _void(invitation)
+        if refusal is None:
+            return _accept(user, invitation)
+        withdrawals.cancel(Invitation.objects.filter(pk=invitation.pk))
+    raise refusal
+
+
+def _void(invitation: Invitation) -> ServiceError | None:
+    """Why a pending invitation no longer holds, if it does not."""
+    if relations.blocked_either_way(invitation.sender_id, invitation.recipient_id):
+        return ServiceError("blocked", _("Esta invitación ya no vale."))
+    if (
+        invitation.kind == Invitation.Kind.TABLE
+        and not Seat.objects.filter(table_id=invitation.table_id, user_id=invitation.sender_id)
+        .exclude(table__status=Table.Status.CLOSED)
+        .exists()
+    ):
+        return ServiceError(
+            "sender_left",
+            _("%(name)s ya no está en esa mesa: la invitación ya no vale.")
+            % {"name": isolate(invitation.sender.public_name)},
+        )
+    return None
+
+
+def _accept(user: User, invitation: Invitation) -> tuple[str, Table | None]:
+    if invitation.kind == Invitation.Kind.TABLE:
+        table = _sit(user, invitation)
+        _close(invitation, Invitation.Status.ACCEPTED)
+        return table.get_absolute_url(), table
+    queue.check_may_queue(user)
+    if queue.refusal(invitation.sender) is not None:
+        raise ServiceError(
+            "partner_unavailable",
+            _("%(name)s ya no puede jugar ahora.")
+            % {"name": isolate(invitation.sender.public_name)},
+        )
+    # The inviter first: they lead the pair into the queue (their place is kept).
+    table = queue.join(invitation.sender, invitation.mode, partner=user)
+    url = table.get_absolute_url() if table else reverse("quick:queue")
+    _close(invitation, Invitation.Status.ACCEPTED, url)
+    return url, table
 
 
 def _sit(user: User, invitation: Invitation) -> Table:

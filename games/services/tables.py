@@ -15,7 +15,7 @@ from accounts.models import User
 
 from .. import hooks
 from ..models import Mode, Seat, Table
-from . import abandonment, connections, fairplay, kicks, play
+from . import abandonment, connections, fairplay, kicks, play, withdrawals
 from .access import can_view
 from .errors import SeatsRefused, ServiceError, not_seated
 from .state import after_commit
@@ -146,6 +146,7 @@ def leave_seat(user: User, table_id: int) -> Table:
         deleted, _unused = Seat.objects.filter(table=table, user=user).delete()
         if not deleted:
             raise not_seated()
+        withdrawals.to_table_from(user.pk, table.pk)
         if table.host_id == user.pk:
             # A host who leaves hands the table to the next person seated there; with nobody
             # left but bots, nobody could start or close it, so it closes.
@@ -180,6 +181,8 @@ def kick(host: User, table_id: int, seat: int) -> Table:
             raise ServiceError("kick_self", _("No puedes echarte a ti mismo: levántate."))
         target.delete()
         kicks.record(table, target.user_id)
+        # A kicked guest's invitations to this table would seat their friends all the same.
+        withdrawals.to_table_from(target.user_id, table.pk)
         compare_and_set(table)
     after_commit(table)
     return table

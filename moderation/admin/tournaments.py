@@ -1,5 +1,5 @@
 """The tournament admins with the organisers' measures, each in the audit log: cancel a
-tournament, remove (disqualify) a pair, decide a game (`moderation.actions`)."""
+tournament, remove (disqualify) a pair, take back a pending invitation, decide a game (`moderation.actions`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tournaments.admin import MatchAdmin, PairAdmin, TournamentAdmin
 from tournaments.models import Match, Pair, Tournament
 
 from .. import actions as moderation
-from .measures import measure_page
+from .measures import PrivateReasonForm, measure_page
 
 
 class PublicReasonForm(forms.Form):
@@ -68,7 +68,7 @@ class ModeratedTournamentAdmin(TournamentAdmin):
 
 
 class ModeratedPairAdmin(PairAdmin):
-    actions = ["remove_pairs"]
+    actions = ["remove_pairs", "withdraw_invitations"]
 
     @admin.action(description=_("Descalificar las parejas elegidas…"), permissions=["change"])
     def remove_pairs(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
@@ -87,6 +87,28 @@ class ModeratedPairAdmin(PairAdmin):
             apply=lambda p, data: moderation.remove_pair(moderator, p, data["reason"]),
             done=lambda n: gettext("Parejas descalificadas: %(n)d.") % {"n": n},
             action="remove_pairs",
+        )
+
+    @admin.action(description=_("Retirar las invitaciones elegidas…"), permissions=["change"])
+    def withdraw_invitations(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        moderator = request.user
+        return measure_page(
+            self,
+            request,
+            queryset.select_related("tournament", "first", "second"),
+            form_class=PrivateReasonForm,
+            title=_("Retirar invitaciones"),
+            intro=_(
+                "La invitación pendiente desaparece sin descalificar a nadie: el invitado queda "
+                "libre y los dos pueden inscribirse otra vez (si el invitado bloquea a quien le "
+                "invita, este ya no puede invitarle)."
+            ),
+            submit=_("Retirar"),
+            apply=lambda p, data: moderation.withdraw_tournament_invitation(
+                moderator, p, data["reason"]
+            ),
+            done=lambda n: gettext("Invitaciones retiradas: %(n)d.") % {"n": n},
+            action="withdraw_invitations",
         )
 
 

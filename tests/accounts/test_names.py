@@ -106,7 +106,7 @@ def test_signup_refuses_a_username_that_looks_like_another_players(client: Clien
     response = signup(client, f"{CYRILLIC_A}licia")
     assert error_codes(response, "username") == {"name_confusable"}
     assert "se confunde con el de otro jugador" in response.content.decode()
-    assert User.objects.count() == 1
+    assert User.objects.filter(is_bot=False).count() == 1
 
 
 def test_signup_refuses_a_username_that_looks_like_another_players_display_name(
@@ -122,21 +122,21 @@ def test_signup_refuses_a_decomposed_accent_when_the_composed_name_exists(client
     response = signup(client, unicodedata.normalize("NFD", "Álvaro"))
     assert response.status_code == 200
     assert error_codes(response, "username")
-    assert User.objects.count() == 1
+    assert User.objects.filter(is_bot=False).count() == 1
 
 
 @pytest.mark.parametrize("name", [".", "..", "...", "-_-", "@+", "._."])
 def test_signup_refuses_a_username_of_dots_and_signs_only(client: Client, name: str) -> None:
     response = signup(client, name)
     assert error_codes(response, "username") == {"no_letter"}
-    assert not User.objects.exists()
+    assert not User.objects.filter(is_bot=False).exists()
 
 
 @pytest.mark.parametrize("name", ["Alicia\u200b", "Ali\u200dcia", "Ali\u00adcia", "\u202eAlicia"])
 def test_signup_refuses_a_username_with_a_hidden_character(client: Client, name: str) -> None:
     response = signup(client, name)
     assert error_codes(response, "username")
-    assert not User.objects.exists()
+    assert not User.objects.filter(is_bot=False).exists()
 
 
 def test_a_signup_that_loses_the_race_for_a_name_is_told_so(
@@ -149,14 +149,14 @@ def test_a_signup_that_loses_the_race_for_a_name_is_told_so(
     assert response.status_code == 200
     assert error_codes(response, "username") == {"name_taken"}
     assert SESSION_KEY not in client.session
-    assert list(User.objects.values_list("username", flat=True)) == ["Alicia"]
+    assert list(User.objects.filter(is_bot=False).values_list("username", flat=True)) == ["Alicia"]
 
 
 def test_the_database_refuses_a_second_player_with_a_confusable_name() -> None:
     make_user(username="Alicia")
     with pytest.raises(NameTaken):
         make_user(username=f"{CYRILLIC_A}licia")
-    assert User.objects.count() == 1
+    assert User.objects.filter(is_bot=False).count() == 1
 
 
 def test_bots_claim_no_name() -> None:
@@ -168,6 +168,17 @@ def test_bots_claim_no_name() -> None:
 # --------------------------------------------------------------------------------------------
 # Display names.
 # --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name", ["Bot Nerea (normal)", "Bot Nérea", "B\u03bft Lola", "ＢＯＴ Koldo", "Koldo el bot"]
+)
+def test_a_display_name_that_reads_like_a_bots_is_refused(name: str) -> None:
+    player = make_user(username="carmen", display_name="Carmen")
+    response = save_display_name(signed_in(player), name)
+    assert error_codes(response, "display_name") == {"bot_name"}
+    player.refresh_from_db()
+    assert player.display_name == "Carmen"
+
+
 @pytest.mark.parametrize("name", HIDDEN.values(), ids=HIDDEN.keys())
 def test_a_display_name_with_a_hidden_character_is_refused(name: str) -> None:
     player = make_user(username="carmen", display_name="Carmen")

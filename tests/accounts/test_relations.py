@@ -56,7 +56,7 @@ def test_it_refuses_following_yourself(player_client: Client, player: User) -> N
 
 
 def test_it_refuses_following_a_bot(player: User) -> None:
-    bot = make_user("bot-lola", is_bot=True)
+    bot = make_user("bot-prueba", is_bot=True)
     with pytest.raises(relations.RelationError) as exc:
         relations.follow(player, bot)
     assert exc.value.code == "bot"
@@ -65,9 +65,9 @@ def test_it_refuses_following_a_bot(player: User) -> None:
 def test_your_own_profile_and_a_bots_offer_no_follow_button(
     player_client: Client, player: User
 ) -> None:
-    make_user("bot-lola", is_bot=True)
+    make_user("bot-prueba", is_bot=True)
     assert "/seguir/" not in player_client.get("/jugadores/carmen/").content.decode()
-    assert "/seguir/" not in player_client.get("/jugadores/bot-lola/").content.decode()
+    assert "/seguir/" not in player_client.get("/jugadores/bot-prueba/").content.decode()
 
 
 def test_visitors_are_offered_nothing_and_sent_to_log_in(client: Client, ana: User) -> None:

@@ -142,6 +142,28 @@ def test_it_refuses_a_username_another_player_shows_as_display_name(client: Clie
     assert "Otro jugador ya usa ese nombre" in response.content.decode()
 
 
+@pytest.mark.parametrize(
+    "username", ["Bot_Nerea", "bot.koldo", "B0T-Maite", "botnerea", "bot", "bot-pepe", "bot-lola-2"]
+)
+def test_nobody_signs_up_with_a_name_that_reads_like_a_bots(client: Client, username: str) -> None:
+    response = signup(client, username=username)
+    assert error_codes(response, "username") == {"bot_name"}
+    assert "Los nombres que parecen de bot son de los bots del sitio." in response.content.decode()
+    assert not User.objects.filter(is_bot=False).exists()
+
+
+def test_the_bots_usernames_belong_to_the_bots_from_the_start(client: Client) -> None:
+    """Before the pool existed, «bot-lola» was free, and the first practice seated its owner."""
+    response = signup(client, username="BOT-LOLA")
+    assert error_codes(response, "username") == {"unique"}
+    assert not User.objects.filter(is_bot=False).exists()
+
+
+@pytest.mark.parametrize("username", ["Botella", "robot", "abbot", "Talbot"])
+def test_a_name_that_only_contains_bot_is_free(client: Client, username: str) -> None:
+    assert signup(client, username=username).status_code == 302
+
+
 def test_it_refuses_an_invalid_username(client: Client) -> None:
     response = signup(client, username="con espacios")
     assert error_codes(response, "username") == {"invalid"}

@@ -8,13 +8,39 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.utils.text import slugify
 
+from accounts import bots as accounts_bots
 from accounts.models import User
 from games import engine, services
 from games.models import Table
 from games.services import bots
 from tests.factories import login, seat_all, started_table
 from tests.live import celery_worker, wait_until
+
+
+@pytest.mark.django_db
+def test_the_bot_pool_exists_from_the_migrations() -> None:
+    pool = User.objects.filter(is_bot=True)
+    assert {u.display_name for u in pool} == {f"Bot {n}" for n in accounts_bots.BOT_NAMES}
+    assert "bot-nerea" in {u.username for u in pool}
+    assert not any(u.has_usable_password() for u in pool)
+
+
+@pytest.mark.django_db
+def test_players_holding_the_bots_usernames_are_never_seated_as_bots(
+    make_user: Callable[..., User],
+) -> None:
+    """Accounts that took every bot's username before names were reserved (made here without
+    the sign-up form, as they were then) and a pool to make again: practice seats bots."""
+    User.objects.filter(is_bot=True).delete()
+    squatters = {make_user(f"bot-{slugify(n)}").pk for n in accounts_bots.BOT_NAMES}
+    player = make_user()
+    table = bots.start_practice(player, "4-reyes")
+    others = [s.user for s in table.seats.select_related("user") if s.user != player]
+    assert len(others) == 3 and all(u.is_bot for u in others)
+    assert not squatters & {u.pk for u in others}
+    assert User.objects.get(username="bot-lola-2").display_name == "Bot Lola"
 
 
 @pytest.mark.django_db

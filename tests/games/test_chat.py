@@ -74,6 +74,25 @@ async def test_it_refuses_a_bad_chat_line(
     await comm.disconnect()
 
 
+async def test_zalgo_reaches_nobody_only_the_letters_with_two_marks_at_most(
+    four_players: list[User],
+) -> None:
+    """299 combining marks on one letter used to cover the chat of the whole table."""
+    table = await database_sync_to_async(started_table)(four_players)
+    sender, other = await join(table, four_players[0]), await join(table, four_players[1])
+    zalgo = "h" + "\u0301" * 299 + "ola"
+    await sender.send_to(text_data=json.dumps({"type": "chat", "text": zalgo}))
+    for comm in (sender, other):
+        assert (await next_of(comm, "chat"))["text"] == "h\u0301\u0301ola"
+    # Accents written as combining marks are kept, as the letters they make.
+    await sender.send_to(text_data=json.dumps({"type": "chat", "text": "e\u0301 ñ Ê\u0323"}))
+    assert (await next_of(other, "chat"))["text"] == "é ñ Ệ"
+    stored = await database_sync_to_async(list)(ChatMessage.objects.values_list("text", flat=True))
+    assert stored == ["h\u0301\u0301ola", "é ñ Ệ"]
+    for comm in (sender, other):
+        await comm.disconnect()
+
+
 async def test_a_300_character_line_is_accepted(four_players: list[User]) -> None:
     table = await database_sync_to_async(started_table)(four_players)
     comm = await join(table, four_players[0])

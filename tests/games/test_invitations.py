@@ -284,3 +284,72 @@ def test_answering_is_a_post_by_the_signed_in_recipient(
     assert "Esa invitación no existe." in response.content.decode()
     assert Invitation.objects.get().status == Invitation.Status.PENDING
     assert not Table.objects.exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Invitations that no longer hold: a block, a sender who left the table.
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("blocker", [0, 1])
+def test_a_block_cancels_a_partner_invitation_either_way(
+    friends: tuple[User, User], blocker: int
+) -> None:
+    ana, bea = friends
+    invitation = invitations.send(ana, bea, "pareja", MODE)
+    relations.block(friends[blocker], friends[1 - blocker])
+    assert Invitation.objects.get().status == Invitation.Status.CANCELLED
+    response = login(bea).post(f"/invitaciones/{invitation.pk}/aceptar/", follow=True)
+    assert "Ya has contestado a esa invitación." in response.content.decode()
+    assert not QueuedPlayer.objects.exists()  # never one queue entry as partners
+
+
+def test_a_block_cancels_a_table_invitation_to_a_private_table(
+    friends: tuple[User, User],
+) -> None:
+    ana, bea = friends
+    table = services.create_table(ana, MODE, private=True)
+    invitation = invitations.send(ana, bea, "mesa")
+    relations.block(ana, bea)
+    refused("answered", invitations.accept, bea, invitation.pk)
+    assert not Seat.objects.filter(table=table, user=bea).exists()
+    assert invitations.pending_for(bea.pk) == []
+
+
+def test_accepting_checks_blocks_again(friends: tuple[User, User]) -> None:
+    """A block made in the same instant as the answer (here: written without its signal)."""
+    ana, bea = friends
+    invitation = invitations.send(ana, bea, "pareja", MODE)
+    relations.Block.objects.create(blocker=ana, blocked=bea)
+    error = refused("blocked", invitations.accept, bea, invitation.pk)
+    assert str(error.message) == "Esta invitación ya no vale."
+    assert Invitation.objects.get().status == Invitation.Status.CANCELLED
+    assert not QueuedPlayer.objects.exists()
+
+
+@pytest.mark.parametrize("how", ["kicked", "left"])
+def test_a_guest_who_leaves_a_private_table_takes_their_invitations_with_them(
+    people: list[User], how: str
+) -> None:
+    host, guest, friend = people[:3]
+    relations.follow(guest, friend)
+    table = services.create_table(host, MODE, private=True)
+    services.take_seat(guest, table.pk, 1, table.invite_token)
+    invitation = invitations.send(guest, friend, "mesa")
+    if how == "kicked":
+        services.kick(host, table.pk, 1)
+    else:
+        services.leave_seat(guest, table.pk)
+    assert Invitation.objects.get().status == Invitation.Status.CANCELLED
+    refused("answered", invitations.accept, friend, invitation.pk)
+    assert not Seat.objects.filter(table=table, user=friend).exists()
+
+
+def test_accepting_checks_the_sender_still_sits_at_the_table(people: list[User]) -> None:
+    host, guest, friend = people[:3]
+    relations.follow(guest, friend)
+    table = services.create_table(host, MODE, private=True)
+    services.take_seat(guest, table.pk, 1, table.invite_token)
+    invitation = invitations.send(guest, friend, "mesa")
+    Seat.objects.filter(user=guest).delete()  # gone without the services (a race)
+    error = refused("sender_left", invitations.accept, friend, invitation.pk)
+    assert "ya no está en esa mesa" in str(error.message)
+    assert not Seat.objects.filter(table=table, user=friend).exists()

@@ -14,7 +14,9 @@ from accounts.models import User
 from games.models import Table
 from moderation import actions
 from moderation.models import ModerationAction
-from tests.tournaments.support import current_matches, ready_tournament
+from tests.factories import make_user
+from tests.tournaments.support import current_matches, make_tournament, ready_tournament
+from tournaments import services
 from tournaments.models import Match, Pair, Tournament
 
 from .support import action_post, confirm_post
@@ -114,6 +116,29 @@ def test_removing_a_pair_goes_into_the_audit_log_for_both_players(
     assert entries.count() == 2
 
 
+def test_staff_take_back_one_players_invitation_without_touching_the_other(
+    admin_client: Client, moderator: User
+) -> None:
+    tournament = make_tournament()
+    pest, victim, friend = make_user("pesado"), make_user("victima"), make_user("amiga")
+    invitation = services.invite(pest, tournament.pk, "victima")
+    confirm_post(admin_client, PAIRS, "withdraw_invitations", [invitation.pk], reason="Acoso")
+    invitation.refresh_from_db()
+    assert invitation.status == Pair.Status.WITHDRAWN  # nobody disqualified
+    entry = ModerationAction.objects.get(kind=ModerationAction.Kind.WITHDRAW_INVITATION)
+    assert (entry.target, entry.reason, entry.details["invited"]) == (pest, "Acoso", "victima")
+    services.invite(victim, tournament.pk, "amiga")
+    services.accept(friend, tournament.pk)
+    # Only a pending invitation is taken back: a registered pair is refused, and not logged.
+    registered = Pair.objects.get(first=victim)
+    response = confirm_post(
+        admin_client, PAIRS, "withdraw_invitations", [registered.pk], reason="Otra"
+    )
+    assert response.status_code == 302
+    assert Pair.objects.get(pk=registered.pk).status == Pair.Status.REGISTERED
+    assert ModerationAction.objects.filter(kind=entry.kind).count() == 1
+
+
 def test_deciding_a_game_goes_into_the_audit_log(admin_client: Client, moderator: User) -> None:
     tournament, _pairs = ready_tournament(2, rounds=1)
     match = current_matches(tournament)[0]
@@ -138,6 +163,8 @@ def test_every_measure_needs_a_reason(moderator: User) -> None:
         actions.cancel_tournament(moderator, tournament, " ")
     with pytest.raises(actions.ModerationError):
         actions.remove_pair(moderator, pairs[0], "")
+    with pytest.raises(actions.ModerationError):
+        actions.withdraw_tournament_invitation(moderator, pairs[0], "")
     with pytest.raises(actions.ModerationError):
         actions.adjudicate(moderator, match, "a", "")
     with pytest.raises(actions.ModerationError):

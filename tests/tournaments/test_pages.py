@@ -70,6 +70,22 @@ def test_a_pair_registers_and_checks_in_through_the_page(make_user: Any) -> None
     assert pair.second_checked_in_at is not None and pair.first_checked_in_at is None
 
 
+def test_an_invited_player_may_still_register_with_somebody_else_from_the_page(
+    make_user: Any,
+) -> None:
+    tournament = make_tournament()
+    pest, luis, _eva = make_user("pesado"), make_user("luis"), make_user("eva")
+    services.invite(pest, tournament.pk, "luis")
+    page = login(luis).get(tournament.get_absolute_url()).content.decode()
+    assert "te invita a jugar este torneo" in page and 'name="companero"' in page
+    assert "Inscribirte con otra pareja rechaza la invitación que tienes." in page
+    response = login(luis).post(
+        f"/torneos/{tournament.pk}/inscribirse/", {"companero": "eva"}, follow=True
+    )
+    assert "Invitación enviada" in messages_of(response)[0]
+    assert Pair.objects.get(first=pest).status == Pair.Status.DECLINED
+
+
 def test_the_forms_say_why_they_refuse(make_user: Any) -> None:
     tournament = make_tournament()
     ana = make_user("ana")

@@ -8,15 +8,17 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 from games import services as games
 from games.models import Abandonment, Table
-from games.services import queue
+from games.services import invitations, queue
 from tests.factories import seat_all, started_table
 from tournaments import services
 from tournaments.models import Pair, Tournament
 
-from .support import check_in_all, make_tournament, register_pairs, start_now
+from .support import check_in_all, make_tournament, ready_tournament, register_pairs, start_now
 
 pytestmark = pytest.mark.django_db
 
@@ -94,9 +96,10 @@ def test_it_refuses_inviting_yourself_a_bot_or_nobody(
     tournament: Tournament, make_user: Any
 ) -> None:
     ana = make_user("ana")
-    make_user("bot-lola", is_bot=True)
+    bot = User.objects.filter(is_bot=True).first()  # the site's bots exist from the migrations
+    assert bot is not None
     assert "tu propia pareja" in refused("self", services.invite, ana, tournament.pk, "Ana")
-    refused("no_player", services.invite, ana, tournament.pk, "bot-lola")
+    refused("no_player", services.invite, ana, tournament.pk, bot.username)
     refused("no_player", services.invite, ana, tournament.pk, "nadie")
     refused("no_player", services.invite, ana, tournament.pk, "")
 
@@ -131,6 +134,70 @@ def test_only_the_invited_partner_answers(tournament: Tournament, make_user: Any
     # Declined: both are free to register again, with anybody.
     services.invite(luis, tournament.pk, "eva")
     services.accept(eva, tournament.pk)
+    services.invite(ana, tournament.pk, make_user("leo").username)
+
+
+@pytest.mark.parametrize("blocker", ["ana", "luis"])
+def test_tournament_invitations_never_cross_a_block(
+    tournament: Tournament, make_user: Any, blocker: str
+) -> None:
+    ana, luis = make_user("ana"), make_user("luis")
+    relations.block(*((ana, luis) if blocker == "ana" else (luis, ana)))
+    assert refused("blocked", services.invite, ana, tournament.pk, "luis") == (
+        "No puedes invitar a este jugador."
+    )
+    assert not Pair.objects.exists()
+
+
+@pytest.mark.parametrize("blocker", ["ana", "luis"])
+def test_a_block_takes_back_a_pending_tournament_invitation(
+    tournament: Tournament, make_user: Any, blocker: str
+) -> None:
+    ana, luis = make_user("ana"), make_user("luis")
+    pair = services.invite(ana, tournament.pk, "luis")
+    relations.block(*((ana, luis) if blocker == "ana" else (luis, ana)))
+    assert Pair.objects.get(pk=pair.pk).status == Pair.Status.WITHDRAWN
+    refused("no_invitation", services.accept, luis, tournament.pk)
+
+
+def test_accepting_a_tournament_invitation_checks_blocks_again(
+    tournament: Tournament, make_user: Any
+) -> None:
+    ana, luis = make_user("ana"), make_user("luis")
+    services.invite(ana, tournament.pk, "luis")
+    relations.Block.objects.create(blocker=ana, blocked=luis)  # in the same instant: no signal
+    refused("blocked", services.accept, luis, tournament.pk)
+    assert Pair.objects.get().status == Pair.Status.INVITED
+
+
+def test_tournament_invitations_are_rate_limited_with_the_others(
+    tournament: Tournament, make_user: Any
+) -> None:
+    """Withdrawing and inviting again in a loop pestered the invited player with a chimed
+    notice each time; a table or partner invitation counts against the same limit."""
+    ana, _luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    relations.follow(ana, eva)
+    invitations.send(ana, eva, "pareja", "4-reyes")
+    for _ in range(invitations.RATE_COUNT - 1):
+        services.invite(ana, tournament.pk, "luis")
+        services.withdraw(ana, tournament.pk)
+    message = refused("invitation_rate", services.invite, ana, tournament.pk, "luis")
+    assert message == "Demasiadas invitaciones seguidas: espera un minuto."
+    assert Pair.objects.count() == invitations.RATE_COUNT - 1
+    assert not Pair.objects.filter(status=Pair.Status.INVITED).exists()
+
+
+def test_an_invited_player_registers_with_somebody_else_which_declines_the_invitation(
+    tournament: Tournament, make_user: Any
+) -> None:
+    ana, luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    unwanted = services.invite(ana, tournament.pk, "luis")
+    wanted = services.invite(luis, tournament.pk, "eva")
+    services.accept(eva, tournament.pk)
+    assert Pair.objects.get(pk=unwanted.pk).status == Pair.Status.DECLINED
+    assert Pair.objects.get(pk=wanted.pk).status == Pair.Status.REGISTERED
+    refused("no_invitation", services.accept, luis, tournament.pk)
+    # The inviter is free too.
     services.invite(ana, tournament.pk, make_user("leo").username)
 
 
@@ -246,3 +313,61 @@ def test_a_checked_in_player_does_not_join_quick_play(tournament: Tournament) ->
     services.check_in(pair.first, tournament.pk)
     refused("in_tournament", queue.join, pair.first, "4-reyes")
     assert queue.join(pair.second, "4-reyes") is None  # not checked in: waits in the queue
+
+
+# --------------------------------------------------------------------------------------------
+# One tournament at a time.
+# --------------------------------------------------------------------------------------------
+def test_nobody_registers_for_two_tournaments_played_at_the_same_time(make_user: Any) -> None:
+    first = make_tournament(name="Jueves")
+    second = make_tournament(name="Jueves bis", starts_at=first.starts_at + timedelta(minutes=1))
+    ana, luis, eva, leo = (make_user(n) for n in ("ana", "luis", "eva", "leo"))
+    services.invite(eva, second.pk, "ana")  # pending when ana registers for the first
+    services.invite(ana, first.pk, "luis")
+    services.accept(luis, first.pk)
+    message = refused("overlap", services.accept, ana, second.pk)
+    assert message.startswith(f"{isolate('ana')} ya juega el torneo «Jueves» (empieza el ")
+    assert message.endswith("que coincide con este: nadie puede jugar dos torneos a la vez.")
+    refused("overlap", services.invite, ana, second.pk, "leo")
+    refused("overlap", services.invite, leo, second.pk, "luis")  # busy as a partner too
+    assert not Pair.objects.filter(tournament=second, status=Pair.Status.REGISTERED).exists()
+
+
+def test_the_second_check_in_at_the_same_time_is_refused(make_user: Any) -> None:
+    """Registered in two (before this rule, or the start moved since): «Estoy» in one only."""
+    first = make_tournament(name="Jueves")
+    second = make_tournament(name="Jueves bis", starts_at=first.starts_at)
+    ana, luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    for tournament, partner in ((first, luis), (second, eva)):
+        Pair.objects.create(
+            tournament=tournament, first=ana, second=partner, status=Pair.Status.REGISTERED
+        )
+    services.check_in(ana, second.pk)
+    assert "coincide con este" in refused("overlap", services.check_in, ana, first.pk)
+    services.check_in(luis, first.pk)  # the partner is free
+
+
+def test_tournaments_far_enough_apart_are_both_open(make_user: Any, settings: Any) -> None:
+    first = make_tournament(rounds=3)  # 3 rounds at MUS_TOURNAMENT_ROUND_MINUTES
+    later = first.starts_at + timedelta(minutes=3 * settings.MUS_TOURNAMENT_ROUND_MINUTES)
+    second = make_tournament(starts_at=later, registration_deadline=later)
+    ana, luis, eva = make_user("ana"), make_user("luis"), make_user("eva")
+    services.invite(ana, first.pk, "luis")
+    services.accept(luis, first.pk)
+    services.invite(ana, second.pk, "eva")
+    services.accept(eva, second.pk)
+
+
+def test_a_tournament_that_runs_long_keeps_its_players_from_the_next(make_user: Any) -> None:
+    running, pairs = ready_tournament(2, rounds=1)
+    Tournament.objects.filter(pk=running.pk).update(
+        starts_at=timezone.now() - timedelta(days=1),
+        registration_deadline=timezone.now() - timedelta(days=1),
+    )
+    player = pairs[0].first
+    assert Pair.objects.get(pk=pairs[0].pk).status == Pair.Status.PLAYING
+    nxt = make_tournament()  # its check-in is open
+    Pair.objects.create(
+        tournament=nxt, first=player, second=make_user("eva"), status=Pair.Status.REGISTERED
+    )
+    refused("overlap", services.check_in, player, nxt.pk)

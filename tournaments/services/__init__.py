@@ -4,13 +4,13 @@
 - `registration`: inviting a partner, accepting or declining, withdrawing, checking in
   («Estoy»), and the check that keeps a checked-in player from sitting elsewhere.
 - `rounds`: the start, each round's pairing and tables, results, the end (`run`, `sweep`).
-- `staff`: cancelling a tournament, removing a pair, deciding a game.
+- `staff`: cancelling a tournament, removing a pair, taking back an invitation, deciding a game.
 - `notify`: what players are told wherever they are on the site.
 """
 
 from .registration import accept, check_in, check_may_sit, committed, decline, invite, withdraw
 from .rounds import run, start, sweep
-from .staff import adjudicate, cancel, remove_pair
+from .staff import adjudicate, cancel, remove_pair, withdraw_invitation
 
 __all__ = [
     "accept",
@@ -26,4 +26,5 @@ __all__ = [
     "start",
     "sweep",
     "withdraw",
+    "withdraw_invitation",
 ]

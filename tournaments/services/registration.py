@@ -16,11 +16,14 @@ from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts import relations
 from accounts.models import User
+from accounts.names import isolate
 from games import services
 from games.models import Table
 from games.services import ServiceError
 from games.services.abandonment import suspension_message
+from games.services.invitations import check_rate
 
 from ..models import Pair, Tournament
 from . import notify
@@ -100,6 +103,41 @@ def _check_partner(tournament: Tournament, partner: User) -> None:
         )
 
 
+def _check_free(tournament: Tournament, user: User, *, checking_in: bool = False) -> None:
+    """`user` is in no other tournament played at the same time (`Tournament.overlaps`): in
+    the second, their pair would lose every game it was not there for. At check-in, only the
+    tournaments they checked in for count (one registered in two before this rule may still
+    play one of them)."""
+    now = timezone.now()
+    mine = (
+        Q(first=user, first_checked_in_at__isnull=False)
+        | Q(second=user, second_checked_in_at__isnull=False)
+        if checking_in
+        else Q(first=user) | Q(second=user)
+    )
+    pairs = (
+        Pair.objects.filter(
+            status__in=(Pair.Status.REGISTERED, Pair.Status.PLAYING),
+            tournament__status__in=(Tournament.Status.REGISTRATION, Tournament.Status.RUNNING),
+        )
+        .filter(mine)
+        .exclude(tournament=tournament)
+        .select_related("tournament")
+    )
+    for pair in pairs:
+        other = pair.tournament
+        if tournament.overlaps(other, now):
+            starts = formats.date_format(timezone.localtime(other.starts_at), "DATETIME_FORMAT")
+            raise ServiceError(
+                "overlap",
+                _(
+                    "%(name)s ya juega el torneo «%(other)s» (empieza el %(starts)s), que "
+                    "coincide con este: nadie puede jugar dos torneos a la vez."
+                )
+                % {"name": isolate(user.public_name), "other": other.name, "starts": starts},
+            )
+
+
 def find_player(username: Any) -> User | None:
     """The player called `username` (in any case, as log-in finds them), if they can play."""
     name = str(username or "").strip()
@@ -113,12 +151,19 @@ def find_player(username: Any) -> User | None:
 
 
 def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
-    """`user` registers with the player called `partner_name`, who has to accept."""
+    """`user` registers with the player called `partner_name`, who has to accept.
+
+    An invitation `user` received themselves holds them to nothing: registering with somebody
+    else declines it. Invitations count against the same rate limit as the games' ones
+    (`games.services.invitations.check_rate`) and never cross a block.
+    """
     with transaction.atomic():
         tournament = lock(tournament_id)
         _check_open(tournament)
         _check_may_play(user)
-        if pair_of(tournament, user) is not None:
+        own = pair_of(tournament, user)
+        received = own if own is not None and _is_invitation_to(own, user) else None
+        if own is not None and received is None:
             raise ServiceError("already_registered", _("Ya estás inscrito en este torneo."))
         _check_not_removed(tournament, user)
         partner = find_player(partner_name)
@@ -126,12 +171,43 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
             raise ServiceError("no_player", _("No hay ningún jugador con ese nombre de usuario."))
         if partner.pk == user.pk:
             raise ServiceError("self", _("No puedes ser tu propia pareja: invita a otro jugador."))
+        _check_not_blocked(user, partner)
         _check_partner(tournament, partner)
         _check_not_removed(tournament, partner)
         _check_room(tournament)
+        _check_free(tournament, user)
+        _check_free(tournament, partner)
+        check_rate(user)
+        if received is not None:
+            _answer(received, Pair.Status.DECLINED)
         pair = Pair.objects.create(tournament=tournament, first=user, second=partner)
         notify.invited(pair)
     return pair
+
+
+def _is_invitation_to(pair: Pair, user: User) -> bool:
+    return pair.status == Pair.Status.INVITED and pair.second_id == user.pk
+
+
+def _check_not_blocked(user: User, other: User) -> None:
+    if relations.blocked_either_way(user.pk, other.pk):
+        raise ServiceError("blocked", _("No puedes invitar a este jugador."))
+
+
+def _answer(pair: Pair, status: str) -> None:
+    """Settle an invitation with the partner's answer; the inviter hears it."""
+    pair.status = status
+    pair.answered_at = timezone.now()
+    pair.save(update_fields=["status", "answered_at"])
+    notify.answered(pair)
+
+
+def withdraw_blocked(sender: object, blocker_id: int, blocked_id: int, **kwargs: object) -> None:
+    """`accounts.relations.blocked`: the tournament invitations pending between the two end
+    (taken back, for the pages and the inviter alike), whichever of them invited."""
+    Pair.objects.filter(status=Pair.Status.INVITED).filter(
+        Q(first_id=blocker_id, second_id=blocked_id) | Q(first_id=blocked_id, second_id=blocker_id)
+    ).update(status=Pair.Status.WITHDRAWN)
 
 
 def _invitation(tournament: Tournament, user: User) -> Pair:
@@ -153,11 +229,11 @@ def accept(user: User, tournament_id: int) -> Pair:
                 "partner_banned",
                 _("%(name)s está expulsado y no puede jugar.") % {"name": pair.first.public_name},
             )
+        _check_not_blocked(user, pair.first)
         _check_room(tournament)
-        pair.status = Pair.Status.REGISTERED
-        pair.answered_at = timezone.now()
-        pair.save(update_fields=["status", "answered_at"])
-        notify.answered(pair)
+        _check_free(tournament, user)
+        _check_free(tournament, pair.first)
+        _answer(pair, Pair.Status.REGISTERED)
     return pair
 
 
@@ -166,10 +242,7 @@ def decline(user: User, tournament_id: int) -> Pair:
     with transaction.atomic():
         tournament = lock(tournament_id)
         pair = _invitation(tournament, user)
-        pair.status = Pair.Status.DECLINED
-        pair.answered_at = timezone.now()
-        pair.save(update_fields=["status", "answered_at"])
-        notify.answered(pair)
+        _answer(pair, Pair.Status.DECLINED)
     return pair
 
 
@@ -212,6 +285,7 @@ def check_in(user: User, tournament_id: int, player: Any = None) -> Pair:
             raise ServiceError("not_registered", _("No estás inscrito en este torneo."))
         if pair.status != Pair.Status.REGISTERED:
             raise ServiceError("not_accepted", _("Tu pareja aún no ha aceptado la invitación."))
+        _check_free(tournament, user, checking_in=True)
         seat = services.live_seat_of(user)
         if seat is not None and not seat.table.practice and seat.table.status == Table.Status.OPEN:
             raise ServiceError(

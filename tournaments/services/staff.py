@@ -1,4 +1,5 @@
-"""The organisers' measures on a tournament: cancel it, remove a pair, decide a game.
+"""The organisers' measures on a tournament: cancel it, remove a pair, take back an invitation,
+decide a game.
 
 `moderation.actions` calls these and writes each to the audit log; the admin calls those.
 """
@@ -80,6 +81,22 @@ def remove_pair(pair_id: int, reason: str) -> Pair:
             )
     _cancel_tables(tables, reason)
     rounds.run(tournament_id)
+    return pair
+
+
+def withdraw_invitation(pair_id: int) -> Pair:
+    """Take back a pending invitation (one player pestering another): neither player is
+    disqualified, and both may register again, with each other or anybody else."""
+    tournament_id = Pair.objects.filter(pk=pair_id).values_list("tournament_id", flat=True).first()
+    if tournament_id is None:
+        raise ServiceError("no_pair", _("Esa pareja no existe."))
+    with transaction.atomic():
+        lock(tournament_id)
+        pair = Pair.objects.select_for_update().get(pk=pair_id)
+        if pair.status != Pair.Status.INVITED:
+            raise ServiceError("not_invitation", _("Esa pareja no es una invitación pendiente."))
+        pair.status = Pair.Status.WITHDRAWN
+        pair.save(update_fields=["status"])
     return pair
 
 
