@@ -12,7 +12,10 @@ moves by ``K * (S - E) * W``:
   circle no larger than itself; honest newcomers in random fours widen theirs by up to three
   with every game. ``W`` is the lesser of the ramp of the rivals' circle and of the three
   others' circle (from nothing at `CIRCLE_MIN` players to everything at `CIRCLE_FULL`), and of
-  each other player's first games (a brand-new account decides nothing).
+  each other player's first games (a brand-new account decides nothing). For an established
+  player (30 rated games or more) it is also at most how settled the others' ratings are
+  (rated games / 30; the lesser of the partner's and the rival pair's mean): a game with
+  newcomers moves an established rating little.
 
 Everything a game's changes depend on (ratings, game counts, acquaintances) is what the four
 players had before it, so replaying the games in order rebuilds the ladders exactly.
@@ -107,11 +110,19 @@ class Limit:
     NEW = "nuevos"  # an account at the table in its first rated games
     RIVALS = "rivales"  # the rivals have played with few other players
     CLOSED = "cerrado"  # the three others have played with few other players: a closed group
+    SETTLED = "asentada"  # an established rating, and the others' are still provisional
+
+
+def settled(games: int) -> float:
+    """How far a rating is measured after ``games`` rated games (provisional until 30): 0 to 1."""
+    return min(1.0, games / PROVISIONAL_GAMES)
 
 
 def weight_of(seat: int, standings: Sequence[Standing]) -> Weight:
     """How much the game counts for ``seat``: the least of the others' first games, the rivals'
-    circle and the three others' circle."""
+    circle and the three others' circle; and, for an established player, how settled the
+    others' ratings are (the lesser of the partner's and the rival pair's mean), so that a game
+    with newcomers moves them little."""
     others = [standings[(seat + i) % 4] for i in (1, 2, 3)]
     rivals = [others[0], others[2]]
     table = [s.player for s in standings]
@@ -120,6 +131,9 @@ def weight_of(seat: int, standings: Sequence[Standing]) -> Weight:
         (reach(circle(rivals, table)), Limit.RIVALS),
         (reach(circle(others, table)), Limit.CLOSED),
     ]
+    if not is_provisional(standings[seat].games):
+        rivals_settled = (settled(rivals[0].games) + settled(rivals[1].games)) / 2
+        candidates.append((min(settled(others[1].games), rivals_settled), Limit.SETTLED))
     value, limit = min(candidates, key=lambda c: c[0])
     return Weight(value, limit if value < 1 else Limit.FULL)
 

@@ -175,6 +175,7 @@ class WeightLimit(models.TextChoices):
     NEW = elo.Limit.NEW, _("alguien en la mesa lleva menos de %(n)s partidas puntuadas")
     RIVALS = elo.Limit.RIVALS, _("los rivales han jugado con pocos jugadores distintos")
     CLOSED = elo.Limit.CLOSED, _("los otros tres apenas han jugado fuera de su grupo")
+    SETTLED = elo.Limit.SETTLED, _("una puntuación asentada, y la de los otros aún es provisional")
 
 
 class RatingChange(models.Model):

@@ -307,15 +307,23 @@ def cohort_figures(rate: Rate) -> tuple[float, float]:
 
 
 def established_move(rate: Rate) -> float:
-    """An established player (1500, 200 games) wins ten games with a newcomer partner against
-    two newcomers (new accounts each time): their rating change."""
-    ladder = Ladder(rate)
+    """An established player (1500, 200 games, hundreds of players met) wins ten games with a
+    partner and two rivals drawn from a launch cohort that has played five games each: their
+    rating change."""
+    rng = random.Random(3)
+    ladder = Ladder(rate, rng)
+    cohort = [ladder.new() for _ in range(COHORT)]
+    for _ in range(5):
+        rng.shuffle(cohort)
+        for g in range(COHORT // 4):
+            a, b, c, d = cohort[4 * g : 4 * g + 4]
+            ladder.play((a, c), (b, d))
     veteran = ladder.established()
-    veteran.games, veteran.met = 200, set()
-    before = veteran.rating
+    ladder.rng = None
     for _ in range(10):
-        ladder.play((veteran, ladder.new()), (ladder.new(), ladder.new()))
-    return veteran.rating - before
+        partner, *rivals = rng.sample(cohort, 3)
+        ladder.play((veteran, partner), (rivals[0], rivals[1]))
+    return float(veteran.rating - elo.INITIAL_RATING)
 
 
 def main(write: Callable[[str], None] = print) -> None:
@@ -346,6 +354,6 @@ def main(write: Callable[[str], None] = print) -> None:
             f"{label:46} {games:5d} {ladder.accounts:5d} {ladder.games:4d} {ladder.days:4d}{line}"
         )
     write("")
-    write("3. An established player wins 10 games with newcomers (fresh each game)")
+    write("3. An established player wins 10 games with newcomers of a cohort (5 games each)")
     for name, rate in RULES.items():
         write(f"{name:8} {established_move(rate):+6.1f}")

@@ -67,8 +67,24 @@ def test_each_player_moves_by_their_own_k() -> None:
     standings = [known(games=29), known(), known(games=30), known(games=40)]
     changes = elo.changes(standings, winner_team=0)
     assert [c.k for c in changes] == [40, 20, 20, 20]
-    assert [c.weight for c in changes] == [1, 1, 1, 1]
-    assert [c.after - c.before for c in changes] == [20, -10, 10, -10]
+    # An established player's result weighs how settled the others are: seat 0 has 29 of 30.
+    assert [c.weight for c in changes] == pytest.approx([1, 59 / 60, 29 / 30, 59 / 60])
+    assert [c.after - c.before for c in changes] == pytest.approx(
+        [20, -10 * 59 / 60, 10 * 29 / 30, -10 * 59 / 60]
+    )
+    assert changes[0].limit == "" and changes[2].limit == elo.Limit.SETTLED
+
+
+def test_an_established_player_barely_moves_with_newcomers_who_know_everybody() -> None:
+    """Glicko's point: a result against ratings that are still guesses says little about a
+    settled one. Newcomers with five games and wide circles count a sixth for a veteran, in full
+    for each other."""
+    veteran = known(games=200)
+    newcomers = [Standing(1500, 5, p, 40) for p in (2, 3, 4)]
+    changes = elo.changes([veteran, *newcomers], winner_team=0)
+    assert changes[0].weight == pytest.approx(5 / 30) and changes[0].limit == elo.Limit.SETTLED
+    assert changes[0].after - changes[0].before == pytest.approx(10 * 5 / 30)
+    assert [c.weight for c in changes[1:]] == [1, 1, 1]
 
 
 def test_a_result_against_two_brand_new_accounts_moves_nothing() -> None:

@@ -111,8 +111,8 @@ def test_provisional_players_move_twice_as_much_as_established_ones(
     table = finished_game(four, winner=0)
     rate_game(table.pk)
     rows = ladder()
-    # K 20 against K 40.
-    assert rows[four[0].pk] == (1510, 31, 1)
+    # K 20 against K 40; four[0]'s gain, settled, also weighs their partner's 29 games of 30.
+    assert rows[four[0].pk] == (pytest.approx(1500 + 10 * 29 / 30), 31, 1)
     assert rows[four[2].pk] == (1520, 30, 1)
     assert not PlayerRating.objects.get(user=four[0]).provisional
     assert not PlayerRating.objects.get(user=four[2]).provisional  # 30 games now
