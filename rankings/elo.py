@@ -34,7 +34,8 @@ K_ESTABLISHED = 20
 CIRCLE_MIN = 5
 #: From a circle this wide on, the result counts in full.
 CIRCLE_FULL = 14
-#: Rated games before an account decides anything for the others at its table.
+#: Rated games after which an account decides in full for the others at its table (nothing in
+#: its first game, half in its second).
 FIRST_GAMES = 2
 
 
