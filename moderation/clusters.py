@@ -1,6 +1,6 @@
 """Suspicious account clusters: the staff's list of likely ladder farms (issue #13).
 
-The ladder already gives little for results against new accounts (docs/ratings.md); what is
+The ladder gives nothing for results inside closed groups of accounts (docs/ratings.md); what is
 left to farm needs a few accounts playing each other a lot, usually young ones, with results
 that favour one of them. This finds them in the last `WINDOW_DAYS` days of ladder games
 (finished, four people, rated or left unrated by the pairs' limit):

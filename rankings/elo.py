@@ -6,34 +6,50 @@ moves by ``K * (S - E) * W``:
 
 - ``K`` is their own: 40 during their first 30 rated games in the mode (a provisional rating,
   shown with «?»), 20 afterwards.
-- ``W``, the weight of the result, is how far the ladder knows the players who, besides them,
-  decided it: the rival pair and the partner. A player's reliability is ``min(1, rated games /
-  30)``; a pair's, the mean of its two (as its rating is); ``W`` is the lesser of the rival
-  pair's and the partner's. A result with a brand-new partner or against two brand-new
-  rivals moves nothing; among established players it counts in full. A provisional rating is
-  one the ladder does not trust yet, for the player (big K) and for everybody at the table
-  with them (small W).
+- ``W``, the weight of the result, is how far the result reaches beyond the table: the *circle*
+  of the others is how many different players, not at this table, they have shared a rated
+  table with. A closed group (a ring of throwaway accounts, however many games it plays) has a
+  circle no larger than itself; honest newcomers in random fours widen theirs by up to three
+  with every game. ``W`` is the lesser of the ramp of the rivals' circle and of the three
+  others' circle (from nothing at `CIRCLE_MIN` players to everything at `CIRCLE_FULL`), and of
+  each other player's first games (a brand-new account decides nothing). For an established
+  player (30 rated games or more) it is also at most how settled the others' ratings are
+  (rated games / 30; the lesser of the partner's and the rival pair's mean): a game with
+  newcomers moves an established rating little.
 
-Everything a game's changes depend on (ratings, game counts) is what the four players had before
-it, so replaying the games in order rebuilds the ladders exactly.
+Everything a game's changes depend on (ratings, game counts, acquaintances) is what the four
+players had before it, so replaying the games in order rebuilds the ladders exactly.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 INITIAL_RATING = 1500.0
 PROVISIONAL_GAMES = 30
 K_PROVISIONAL = 40
 K_ESTABLISHED = 20
+#: A circle this small (or smaller) tells the ladder nothing beyond the group: weight 0.
+CIRCLE_MIN = 5
+#: From a circle this wide on, the result counts in full.
+CIRCLE_FULL = 14
+#: Rated games after which an account decides in full for the others at its table (nothing in
+#: its first game, half in its second).
+FIRST_GAMES = 2
 
 
 @dataclass(frozen=True)
 class Standing:
-    """A player's rating and how many rated games they had played in the mode before this one."""
+    """A player as the ladder knew them before a game: rating, rated games in the mode, and the
+    players they had shared a rated table with (``met`` of them; ``acquaintances`` may be left
+    empty when ``met`` alone already fills a circle, see `circle`)."""
 
     rating: float = INITIAL_RATING
     games: int = 0
+    player: int | None = None
+    met: int = 0
+    acquaintances: frozenset[int] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,7 @@ class Change:
     after: float
     k: int
     weight: float
+    limit: str = ""
 
 
 def is_provisional(games: int) -> bool:
@@ -55,31 +72,86 @@ def k_factor(games_before: int) -> int:
     return K_PROVISIONAL if is_provisional(games_before) else K_ESTABLISHED
 
 
-def reliability(games_before: int) -> float:
-    """How far the ladder trusts a rating after ``games_before`` rated games: 0 to 1."""
-    return min(1.0, games_before / PROVISIONAL_GAMES)
+def circle(others: Iterable[Standing], table: Iterable[int | None]) -> int:
+    """How many different players, not at the table, ``others`` have shared a rated table with,
+    counted up to `CIRCLE_FULL` (all that matters). A player whose ``met`` alone fills it needs
+    no list (a table holds at most three of the players they met besides the one asking)."""
+    others = list(others)
+    if any(o.met - 3 >= CIRCLE_FULL for o in others):
+        return CIRCLE_FULL
+    seated = {p for p in table if p is not None}
+    union: set[int] = set()
+    for other in others:
+        union |= other.acquaintances
+    return min(CIRCLE_FULL, len(union - seated))
+
+
+def reach(size: int) -> float:
+    """How much a result counts for a circle of ``size`` players: 0 to 1."""
+    return min(1.0, max(0.0, (size - CIRCLE_MIN) / (CIRCLE_FULL - CIRCLE_MIN)))
+
+
+def known(games: int) -> float:
+    """How much a player's result tells about the others after ``games`` rated games: 0 to 1."""
+    return min(1.0, games / FIRST_GAMES)
+
+
+@dataclass(frozen=True)
+class Weight:
+    """How much a game counts for one seat and what limited it (`Limit`)."""
+
+    value: float
+    limit: str
+
+
+class Limit:
+    """Why a result counted less than in full (stored with the change; the game page says it)."""
+
+    FULL = ""
+    NEW = "nuevos"  # an account at the table in its first rated games
+    RIVALS = "rivales"  # the rivals have played with few other players
+    CLOSED = "cerrado"  # the three others have played with few other players: a closed group
+    SETTLED = "asentada"  # an established rating, and the others' are still provisional
+
+
+def settled(games: int) -> float:
+    """How far a rating is measured after ``games`` rated games (provisional until 30): 0 to 1."""
+    return min(1.0, games / PROVISIONAL_GAMES)
+
+
+def weight_of(seat: int, standings: Sequence[Standing]) -> Weight:
+    """How much the game counts for ``seat``: the least of the others' first games, the rivals'
+    circle and the three others' circle; and, for an established player, how settled the
+    others' ratings are (the lesser of the partner's and the rival pair's mean), so that a game
+    with newcomers moves them little."""
+    others = [standings[(seat + i) % 4] for i in (1, 2, 3)]
+    rivals = [others[0], others[2]]
+    table = [s.player for s in standings]
+    candidates = [
+        (min(known(o.games) for o in others), Limit.NEW),
+        (reach(circle(rivals, table)), Limit.RIVALS),
+        (reach(circle(others, table)), Limit.CLOSED),
+    ]
+    if not is_provisional(standings[seat].games):
+        rivals_settled = (settled(rivals[0].games) + settled(rivals[1].games)) / 2
+        candidates.append((min(settled(others[1].games), rivals_settled), Limit.SETTLED))
+    value, limit = min(candidates, key=lambda c: c[0])
+    return Weight(value, limit if value < 1 else Limit.FULL)
+
+
+def weight(seat: int, standings: Sequence[Standing]) -> float:
+    return weight_of(seat, standings).value
 
 
 def pair_rating(a: float, b: float) -> float:
     return (a + b) / 2
 
 
-def pair_reliability(a: Standing, b: Standing) -> float:
-    """How far the ladder knows a pair: the mean of its two players', as the pair's rating is."""
-    return (reliability(a.games) + reliability(b.games)) / 2
-
-
-def weight(partner: Standing, rivals: tuple[Standing, Standing]) -> float:
-    """How much a game counts for a player: as far as the ladder knows both the rival pair and
-    the partner (the lesser of the two)."""
-    return min(pair_reliability(*rivals), reliability(partner.games))
-
-
 def expected_score(own: float, opponent: float) -> float:
     return 1 / (1 + 10 ** ((opponent - own) / 400))
 
 
-def changes(standings: list[Standing] | tuple[Standing, ...], winner_team: int) -> list[Change]:
+def changes(standings: Sequence[Standing], winner_team: int) -> list[Change]:
     """The four seats' changes (0–3; team 0 = seats 0 and 2, team 1 = seats 1 and 3)."""
     if len(standings) != 4:
         raise ValueError("a game of Mus has four players")
@@ -95,14 +167,13 @@ def changes(standings: list[Standing] | tuple[Standing, ...], winner_team: int) 
         expected = expected_score(ratings[team], ratings[1 - team])
         score = 1.0 if team == winner_team else 0.0
         k = k_factor(standing.games)
-        w = weight(
-            standings[(seat + 2) % 4], (standings[(seat + 1) % 4], standings[(seat + 3) % 4])
-        )
-        out.append(Change(standing.rating, standing.rating + k * (score - expected) * w, k, w))
+        w = weight_of(seat, standings)
+        after = standing.rating + k * (score - expected) * w.value
+        out.append(Change(standing.rating, after, k, w.value, w.limit))
     return out
 
 
-def abandonment_change(standings: list[Standing] | tuple[Standing, ...], seat: int) -> Change:
+def abandonment_change(standings: Sequence[Standing], seat: int) -> Change:
     """RULES.md §8.4: the player who abandoned ``seat`` is charged as if their pair had lost the
     game to the rival pair, with their own K and no weight: whoever they left, leaving costs in
     full (a weight would make leaving a table of new accounts free). Nobody else moves."""
@@ -113,6 +184,6 @@ def abandonment_change(standings: list[Standing] | tuple[Standing, ...], seat: i
     return Change(standing.rating, standing.rating - k * expected_score(own, rivals), k, 1.0)
 
 
-def rate(standings: list[Standing] | tuple[Standing, ...], winner_team: int) -> list[float]:
+def rate(standings: Sequence[Standing], winner_team: int) -> list[float]:
     """New ratings of the four seats (see `changes`)."""
     return [change.after for change in changes(standings, winner_team)]

@@ -31,6 +31,9 @@ class PlayerRating(models.Model):
     mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
     rating = models.FloatField(_("puntuación"), default=elo.INITIAL_RATING)
     games = models.PositiveIntegerField(_("partidas puntuadas"), default=0)
+    # How many different players they have shared a rated table with in the mode (their
+    # `Acquaintance` rows): the circle that decides how much results with them count (elo.py).
+    met = models.PositiveIntegerField(_("jugadores distintos"), default=0)
     wins = models.PositiveIntegerField(_("victorias"), default=0)
     best_rating = models.FloatField(_("mejor puntuación"), default=elo.INITIAL_RATING)
     last_played_at = models.DateTimeField(_("última partida"), null=True, blank=True)
@@ -129,6 +132,23 @@ class RatingBucket(models.Model):
         return f"{self.mode} {self.bucket}: {self.players}"
 
 
+class Acquaintance(models.Model):
+    """Two players who have shared a rated table in a mode (one row each way), played to the
+    end. ``PlayerRating.met`` counts a player's rows; the ladder's weight reads them (elo.py)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "mode", "other"], name="one_acquaintance"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}~{self.other_id} {self.mode}"
+
+
 class RatedGame(models.Model):
     """The mark that a finished game has been applied to its ladder (exactly once)."""
 
@@ -147,6 +167,17 @@ class RatedGame(models.Model):
         return f"#{self.table_id}"
 
 
+class WeightLimit(models.TextChoices):
+    """Why a change counted less than in full (values from rankings.elo.Limit), as the game page
+    says it."""
+
+    FULL = elo.Limit.FULL, "—"
+    NEW = elo.Limit.NEW, _("alguien en la mesa lleva menos de %(n)s partidas puntuadas")
+    RIVALS = elo.Limit.RIVALS, _("los rivales han jugado con pocos jugadores distintos")
+    CLOSED = elo.Limit.CLOSED, _("los otros tres apenas han jugado fuera de su grupo")
+    SETTLED = elo.Limit.SETTLED, _("una puntuación asentada, y la de los otros aún es provisional")
+
+
 class RatingChange(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
@@ -159,8 +190,9 @@ class RatingChange(models.Model):
     before = models.FloatField()
     after = models.FloatField()
     k = models.PositiveSmallIntegerField()
-    # How much the result counted: the rival pair's reliability (rankings.elo, docs/ratings.md).
+    # How much the result counted and what limited it (rankings.elo, docs/ratings.md).
     weight = models.FloatField(default=1.0)
+    limit = models.CharField(max_length=8, blank=True, default="", choices=WeightLimit.choices)
     won = models.BooleanField()
     played_at = models.DateTimeField()
 
@@ -186,6 +218,13 @@ class RatingChange(models.Model):
     @property
     def weight_percent(self) -> int:
         return round(self.weight * 100)
+
+    @property
+    def limit_reason(self) -> str:
+        """Why it counted less than in full, in one clause (empty when it counted in full)."""
+        if self.weight >= 1 or not self.limit:
+            return ""
+        return str(WeightLimit(self.limit).label) % {"n": elo.FIRST_GAMES}
 
 
 class GameAnalysis(models.Model):

@@ -23,7 +23,7 @@ from accounts.models import User
 from games.models import Abandonment, Seat, Table
 
 from . import elo
-from .models import FOREVER, PlayerRating, RatedGame, RatingChange
+from .models import FOREVER, Acquaintance, PlayerRating, RatedGame, RatingChange
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,40 @@ def game_changes(
     if abandoned_seat is None:
         return dict(enumerate(elo.changes(standings, winner_team)))
     return {abandoned_seat: elo.abandonment_change(standings, abandoned_seat)}
+
+
+def acquaintances_of(mode: str, rows: Iterable[PlayerRating]) -> dict[int, frozenset[int]]:
+    """The players each of ``rows`` has met, for those whose count alone does not fill a circle
+    (`elo.circle` needs no list for the others)."""
+    wanted = [r.user_id for r in rows if r.met - 3 < elo.CIRCLE_FULL]
+    met: dict[int, set[int]] = {u: set() for u in wanted}
+    for user_id, other_id in Acquaintance.objects.filter(mode=mode, user_id__in=wanted).values_list(
+        "user_id", "other_id"
+    ):
+        met[user_id].add(other_id)
+    return {u: frozenset(others) for u, others in met.items()}
+
+
+def standing_of(row: PlayerRating, acquaintances: dict[int, frozenset[int]]) -> elo.Standing:
+    return elo.Standing(
+        row.rating, row.games, row.user_id, row.met, acquaintances.get(row.user_id, frozenset())
+    )
+
+
+def meet(mode: str, seat_users: list[int], rows: dict[int, PlayerRating]) -> None:
+    """Record that the four players of a game played to the end have met (``met`` counts the new
+    acquaintances of each)."""
+    known = set(
+        Acquaintance.objects.filter(
+            mode=mode, user_id__in=seat_users, other_id__in=seat_users
+        ).values_list("user_id", "other_id")
+    )
+    new = [(u, o) for u in seat_users for o in seat_users if u != o and (u, o) not in known]
+    Acquaintance.objects.bulk_create(
+        [Acquaintance(user_id=u, other_id=o, mode=mode) for u, o in new], ignore_conflicts=True
+    )
+    for user_id, _other in new:
+        rows[user_id].met += 1
 
 
 def rate_table(table_id: int) -> bool:
@@ -100,8 +134,11 @@ def rate_table(table_id: int) -> bool:
             return False  # somebody else rated it first
         played_at = table.finished_at or table.created_at
         buckets = BucketMoves(table.mode)
-        standings = [elo.Standing(rows[u].rating, rows[u].games) for u in seat_users]
+        acquaintances = acquaintances_of(table.mode, rows.values())
+        standings = [standing_of(rows[u], acquaintances) for u in seat_users]
         moves = game_changes(standings, winner_team, abandoned_seat)
+        if abandoned_seat is None:
+            meet(table.mode, seat_users, rows)
         changes = []
         for seat, move in moves.items():
             user_id = seat_users[seat]
@@ -117,6 +154,7 @@ def rate_table(table_id: int) -> bool:
                     after=move.after,
                     k=move.k,
                     weight=move.weight,
+                    limit=move.limit,
                     won=won,
                     played_at=played_at,
                 )
@@ -133,10 +171,11 @@ def rate_table(table_id: int) -> bool:
         RatingChange.objects.bulk_create(changes)
         buckets.save()
         PlayerRating.objects.bulk_update(
-            [rows[seat_users[seat]] for seat in moves],
+            [rows[u] for u in seat_users],
             [
                 "rating",
                 "games",
+                "met",
                 "wins",
                 "best_rating",
                 "last_played_at",
@@ -239,7 +278,9 @@ class Ladder:
     """Every player's standing and every change, as recomputed in memory."""
 
     ratings: dict[tuple[int, str], dict[str, object]]
-    changes: list[tuple[int, int, str, int, float, float, int, float, bool, datetime]]
+    changes: list[tuple[int, int, str, int, float, float, int, float, str, bool, datetime]]
+    # who has met whom, by mode (Acquaintance rows)
+    acquaintances: dict[tuple[int, str], set[int]]
     # (table_id, mode, winner_team, abandoned seat or None) in application order
     games: list[tuple[int, str, int, int | None]]
 
@@ -276,7 +317,8 @@ def _games_in_order() -> Iterator[LadderGame]:
 
 def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
     ratings: dict[tuple[int, str], dict[str, object]] = {}
-    changes: list[tuple[int, int, str, int, float, float, int, float, bool, datetime]] = []
+    changes: list[tuple[int, int, str, int, float, float, int, float, str, bool, datetime]] = []
+    met: dict[tuple[int, str], set[int]] = defaultdict(set)
     order: list[tuple[int, str, int, int | None]] = []
 
     def standing(user_id: int, mode: str) -> dict[str, object]:
@@ -286,6 +328,7 @@ def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
             row = ratings[key] = {
                 "rating": elo.INITIAL_RATING,
                 "games": 0,
+                "met": 0,
                 "wins": 0,
                 "best_rating": elo.INITIAL_RATING,
                 "last_played_at": None,
@@ -294,7 +337,10 @@ def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
 
     for table_id, mode, winner, played_at, seat_users, abandoned in games:
         rows = [standing(u, mode) for u in seat_users]
-        standings = [elo.Standing(r["rating"], r["games"]) for r in rows]
+        standings = [
+            elo.Standing(r["rating"], r["games"], u, r["met"], frozenset(met[u, mode]))
+            for u, r in zip(seat_users, rows, strict=True)
+        ]
         for seat, move in game_changes(standings, winner, abandoned).items():
             user_id, row = seat_users[seat], rows[seat]
             won = seat % 2 == winner
@@ -308,6 +354,7 @@ def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
                     move.after,
                     move.k,
                     move.weight,
+                    move.limit,
                     won,
                     played_at,
                 )
@@ -318,8 +365,12 @@ def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
             row["best_rating"] = max(row["best_rating"], move.after)
             if row["last_played_at"] is None or played_at > row["last_played_at"]:
                 row["last_played_at"] = played_at
+        if abandoned is None:
+            for u, row in zip(seat_users, rows, strict=True):
+                met[u, mode] |= set(seat_users) - {u}
+                row["met"] = len(met[u, mode])
         order.append((table_id, mode, winner, abandoned))
-    return Ladder(ratings, changes, order)
+    return Ladder(ratings, changes, met, order)
 
 
 def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
@@ -341,6 +392,7 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
                 )
             RatingChange.objects.all().delete()
             RatedGame.objects.all().delete()
+            Acquaintance.objects.all().delete()
             PlayerRating.objects.all().delete()
             RatedGame.objects.bulk_create(
                 [
@@ -373,10 +425,19 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
                         after=a,
                         k=k,
                         weight=x,
+                        limit=lim,
                         won=w,
                         played_at=p,
                     )
-                    for u, t, m, s, b, a, k, x, w, p in ladder.changes
+                    for u, t, m, s, b, a, k, x, lim, w, p in ladder.changes
+                ],
+                batch_size=5000,
+            )
+            Acquaintance.objects.bulk_create(
+                [
+                    Acquaintance(user_id=u, other_id=o, mode=m)
+                    for (u, m), others in ladder.acquaintances.items()
+                    for o in sorted(others)
                 ],
                 batch_size=5000,
             )
@@ -414,7 +475,7 @@ def compare(ladder: Ladder, limit: int = 20) -> list[str]:
     stored = {
         (r["user_id"], r["mode"]): r
         for r in PlayerRating.objects.values(
-            "user_id", "mode", "rating", "games", "wins", "best_rating", "last_played_at"
+            "user_id", "mode", "rating", "games", "met", "wins", "best_rating", "last_played_at"
         ).iterator(chunk_size=5000)
     }
     for key, row in ladder.ratings.items():
@@ -433,16 +494,16 @@ def compare(ladder: Ladder, limit: int = 20) -> list[str]:
             differences.append(f"user {key[0]} {key[1]}: stored but has no rated game")
             if len(differences) >= limit:
                 return differences
-    per_player: dict[tuple[int, int], tuple[float, float, float]] = {
-        (u, t): (b, a, x) for u, t, _m, _s, b, a, _k, x, _w, _p in ladder.changes
+    per_player: dict[tuple[int, int], tuple[float, float, float, str]] = {
+        (u, t): (b, a, x, lim) for u, t, _m, _s, b, a, _k, x, lim, _w, _p in ladder.changes
     }
     stored_changes = RatingChange.objects.values_list(
-        "user_id", "table_id", "before", "after", "weight"
+        "user_id", "table_id", "before", "after", "weight", "limit"
     )
     count = 0
-    for u, t, b, a, x in stored_changes.iterator(chunk_size=10000):
+    for u, t, b, a, x, lim in stored_changes.iterator(chunk_size=10000):
         count += 1
-        if per_player.get((u, t)) != (b, a, x):
+        if per_player.get((u, t)) != (b, a, x, lim):
             differences.append(f"change user {u} game {t}: stored {b!r}→{a!r} ×{x!r}")
             if len(differences) >= limit:
                 return differences

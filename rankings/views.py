@@ -152,7 +152,8 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         if table.abandoned_seat is None
         else players[table.abandoned_seat]["user"],
         "damped": any(c.weight < 1 for c in changes.values()),
-        "provisional_games": elo.PROVISIONAL_GAMES,
+        "circle_min": elo.CIRCLE_MIN,
+        "circle_full": elo.CIRCLE_FULL,
         "scores": table.scores or [0, 0],
         "winner": table.winner_team,
         "record_url": None,

@@ -275,10 +275,12 @@ def establish(
     *,
     rating: float = elo.INITIAL_RATING,
     games: int = elo.PROVISIONAL_GAMES,
+    met: int = 100,
 ) -> None:
-    """Give ``players`` a settled rating (``games`` rated games) without playing them: results
-    with brand-new accounts count for nothing (rankings.elo), so most ladder tests need players
-    the ladder already trusts. Not for recompute tests: no games back these rows."""
+    """Give ``players`` a settled rating (``games`` rated games, ``met`` different players met)
+    without playing them: results with brand-new accounts or closed groups count for nothing
+    (rankings.elo), so most ladder tests need players the ladder already trusts. Not for
+    recompute tests: no games back these rows."""
     for player in players:
         PlayerRating.objects.update_or_create(
             user=player,
@@ -286,6 +288,7 @@ def establish(
             defaults={
                 "rating": rating,
                 "games": games,
+                "met": met,
                 "best_rating": rating,
                 **PlayerRating.player_fields(player.username, player.display_name),
             },

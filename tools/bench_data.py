@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
@@ -27,7 +28,14 @@ from accounts.models import User
 from games import engine
 from games.models import Seat, Table
 from rankings import elo, services
-from rankings.models import FOREVER, PlayerRating, RatedGame, RatingBucket, RatingChange
+from rankings.models import (
+    FOREVER,
+    Acquaintance,
+    PlayerRating,
+    RatedGame,
+    RatingBucket,
+    RatingChange,
+)
 
 NAMES = [
     "maite",
@@ -385,10 +393,13 @@ def _seed(
             "after",
             "k",
             "weight",
+            "limit",
             "won",
             "played_at",
         ],
     )
+    # Who has met whom, by mode: the ladder's weight reads it (rankings.elo.circle).
+    met: dict[tuple[int, str], set[int]] = defaultdict(set)
     first_table = _next_id(Table)
     first_mark = _next_id(RatedGame)
     ratings: dict[tuple[int, str], list[Any]] = {}  # rating, games, wins, best, last
@@ -474,7 +485,17 @@ def _seed(
                                 None,
                             ]
                         rows.append(row)
-                    moves = elo.changes([elo.Standing(r[0], r[1]) for r in rows], winner)
+                    moves = elo.changes(
+                        [
+                            elo.Standing(
+                                r[0], r[1], uid, len(met[uid, mode]), frozenset(met[uid, mode])
+                            )
+                            for uid, r in zip(ids, rows, strict=True)
+                        ],
+                        winner,
+                    )
+                    for uid in ids:
+                        met[uid, mode] |= set(ids) - {uid}
                     m_lines.append(
                         marks.line(str(mark_id), str(table_id), mode, str(winner), finished_s)
                     )
@@ -491,6 +512,7 @@ def _seed(
                                 repr(move.after),
                                 str(move.k),
                                 repr(move.weight),
+                                move.limit,
                                 _text(won),
                                 finished_s,
                             )
@@ -517,6 +539,7 @@ def _seed(
             "mode",
             "rating",
             "games",
+            "met",
             "wins",
             "best_rating",
             "last_played_at",
@@ -535,12 +558,21 @@ def _seed(
                     m,
                     repr(r[0]),
                     str(r[1]),
+                    str(len(met[u, m])),
                     str(r[2]),
                     repr(r[3]),
                     r[4],
                     *keys[u - first_user],
                 )
                 for (u, m), r in ratings.items()
+            ]
+        )
+        acquaintances = Copier(Acquaintance, ["user_id", "other_id", "mode"])
+        acquaintances.copy(
+            [
+                acquaintances.line(str(u), str(o), m)
+                for (u, m), others in met.items()
+                for o in sorted(others)
             ]
         )
         services.rebuild_buckets()

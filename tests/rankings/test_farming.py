@@ -129,6 +129,6 @@ def test_a_newcomer_among_established_players_moves_fully_and_moves_them_little(
     changes = {c.user_id: c for c in RatingChange.objects.filter(table=table)}
     assert changes[newcomer.pk].delta == 20  # K 40 of a new player, all the others known
     assert changes[mate.pk].delta == 0  # a brand-new partner: the game says little about them
-    # The rivals lost to a pair half new: half of their usual 10.
-    assert changes[a.pk].delta == changes[b.pk].delta == -5
-    assert changes[a.pk].weight == 0.5
+    # The rivals lost to a pair with a brand-new account in it: that tells nothing about them.
+    assert changes[a.pk].delta == changes[b.pk].delta == 0
+    assert changes[a.pk].limit == elo.Limit.NEW

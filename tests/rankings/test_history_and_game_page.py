@@ -282,11 +282,10 @@ def test_the_game_page_says_how_much_a_game_against_new_players_counted(
     # A veteran and a newcomer in each pair.
     table = finished_game([veterans[0], veterans[1], newcomers[0], newcomers[1]], rate=True)
     page = client.get(reverse("game_detail", args=[table.pk])).content.decode()
-    # The veterans' partners are brand new: the game did not count for them.
-    assert page.count("1500 → 1500 (±0)") == 2 and page.count("cuenta un 0 %") == 2
-    # The newcomers' partners are known, their rivals half: it counted half.
-    assert "1500 → 1510 (+10)" in page and page.count("cuenta un 50 %") == 2
-    assert 'id="damped-note"' in page and "provisional" in page
+    # Two brand-new accounts at the table: the game counted for nobody, and the page says why.
+    assert page.count("1500 → 1500 (±0)") == 4 and page.count("cuenta un 0 %") == 4
+    assert page.count("alguien en la mesa lleva menos de 2 partidas puntuadas") == 4
+    assert 'id="damped-note"' in page and "jugadores distintos" in page
 
 
 def test_an_ordago_game_page_names_the_lance_and_the_hands_that_decided_it(

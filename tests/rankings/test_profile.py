@@ -13,7 +13,7 @@ from accounts.models import User
 from games.models import Table
 from rankings.models import PlayerRating
 from rankings.profile import profile_context
-from tests.factories import finished_game, login
+from tests.factories import establish, finished_game, login
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +36,7 @@ def test_the_profile_adds_up_games_wins_ordagos_best_rating_and_partner(
     players: Callable[[int], list[User]],
 ) -> None:
     me, mate, x, y, other = players(5)
+    establish([x, y])  # rivals the ladder knows, so the results count
     finished_game([me, x, mate, y], winner=0, rate=True)  # won with mate
     finished_game([me, x, mate, y], winner=0, ended_by="ordago", rate=True)  # won by órdago
     finished_game([x, me, y, mate], winner=0, ended_by="ordago", rate=True)  # lost by órdago

@@ -59,9 +59,9 @@ def test_a_game_among_four_new_accounts_counts_as_played_but_moves_nobody(
     assert rate_game(table.pk) is True
     assert ladder() == {p.pk: (1500, 1, int(i % 2 == 0)) for i, p in enumerate(four)}
     assert {(c.k, c.weight) for c in RatingChange.objects.filter(table=table)} == {(40, 0.0)}
-    # Their next game counts a little: each rival has one rated game of 30.
+    # Their next game does not count either: the four have met only each other (a closed group).
     rate_game(finished_game(four, winner=0).pk)
-    assert ladder()[four[0].pk][0] == pytest.approx(1500 + 40 * 0.5 / 30)
+    assert ladder()[four[0].pk][0] == 1500
 
 
 @pytest.mark.django_db
@@ -106,12 +106,12 @@ def test_provisional_players_move_twice_as_much_as_established_ones(
 ) -> None:
     four = players(4)
     establish([four[1], four[3]], games=100)  # rivals the ladder trusts: the result counts
-    PlayerRating.objects.create(user=four[0], mode="4-reyes", games=30)
-    PlayerRating.objects.create(user=four[2], mode="4-reyes", games=29)
+    PlayerRating.objects.create(user=four[0], mode="4-reyes", games=30, met=50)
+    PlayerRating.objects.create(user=four[2], mode="4-reyes", games=29, met=50)
     table = finished_game(four, winner=0)
     rate_game(table.pk)
     rows = ladder()
-    # K 20 against K 40; four[0]'s gain also weighs their partner's 29 games of 30.
+    # K 20 against K 40; four[0]'s gain, settled, also weighs their partner's 29 games of 30.
     assert rows[four[0].pk] == (pytest.approx(1500 + 10 * 29 / 30), 31, 1)
     assert rows[four[2].pk] == (1520, 30, 1)
     assert not PlayerRating.objects.get(user=four[0]).provisional

@@ -10,7 +10,10 @@ from tools import ladder_farming
 
 
 class Command(BaseCommand):
-    help = "Simulate ladder farming with throwaway accounts (rankings.elo against plain Elo)."
+    help = (
+        "Simulate a launch cohort and ladder farms under the ladder's rule, plain Elo and"
+        " trust by game count."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         ladder_farming.main(write=self.stdout.write)
