@@ -29,6 +29,11 @@ from channels_redis.utils import _wrap_close
 log = logging.getLogger(__name__)
 
 
+#: What the reader meets while Redis restarts: the connection lost, or (a `RuntimeError` of
+#: asyncio's stream) the connection being made afresh under it by a subscribe (`_again`).
+_LOST = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, RuntimeError)
+
+
 class _Shard(RedisSingleShardConnection):
     async def subscribe(self, channel: str) -> None:
         await self._again(super().subscribe, channel)
@@ -64,8 +69,8 @@ class _Shard(RedisSingleShardConnection):
                     await asyncio.sleep(0.1)
             except (TimeoutError, asyncio.CancelledError, GeneratorExit):
                 raise
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as e:
-                log.warning("pub/sub connection lost, reading again in a second: %r", e)
+            except _LOST as lost:
+                log.warning("pub/sub connection lost, reading again in a second: %r", lost)
                 await asyncio.sleep(1)
             except Exception:
                 log.exception("unexpected exception reading the pub/sub connection")
