@@ -182,8 +182,8 @@ def _seat_left(table: Table, user_id: int) -> None:
 
 def free_away_seats() -> int:
     """Free the seats of tables that have not started whose player has been away (no socket
-    there) for MUS_RECONNECT_SECONDS, as if they had stood up (docs/rules.md §8.3): nobody
-    holds a seat, and a host's start, from a closed tab. Returns how many (the clock's sweep)."""
+    there) for MUS_RECONNECT_SECONDS, as if they had stood up (docs/rules.md §8.3): a closed
+    tab holds neither a seat nor the host's start. Returns how many (the clock's sweep)."""
     limit = timezone.now() - timedelta(seconds=settings.MUS_RECONNECT_SECONDS)
     away = Seat.objects.filter(
         table__status=Table.Status.OPEN,

@@ -214,6 +214,8 @@ def test_a_player_who_never_comes_to_an_arranged_table_is_a_no_show(make_user: A
     assert (table.status, table.cancel_reason, table.abandoned_seat) == ("cancelada", "ausencia", 2)
     assert table.record["ended"] == {"reason": "ausencia", "abandoned_seat": 2}
     assert not Abandonment.objects.exists()
+    page = login(players[0]).get(f"/partidas/{table.pk}/").content.decode()
+    assert "la abandonó" not in page and "Un jugador no llegó a la mesa." in page
 
 
 @pytest.mark.django_db
