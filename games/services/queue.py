@@ -431,7 +431,6 @@ def _absent_seats(now: datetime, table_id: int | None = None) -> Any:
         user__is_bot=False,
         # Waiting since the start (services.connections.mark_absent) and never came since.
         arrived=False,
-        connections=0,
     )
     return seats if table_id is None else seats.filter(table_id=table_id)
 
