@@ -67,7 +67,7 @@ class Table(models.Model):
         BANNED = "expulsion", _("Un moderador ha expulsado a un jugador.")
         MODERATOR = "moderacion", _("Un moderador ha cancelado la partida.")
         SYSTEM = "sistema", _("La partida se ha cancelado.")
-        NO_SHOW = "ausencia", _("Un jugador de la partida rápida no llegó a la mesa.")
+        NO_SHOW = "ausencia", _("Un jugador no llegó a la mesa.")
 
     class UnratedReason(models.TextChoices):
         """Why a table meant for the ladder was played unrated (games.services.fairplay)."""
@@ -188,8 +188,13 @@ class Seat(models.Model):
     )
     # Open sockets of this player at this table (`Connection` rows, counted).
     connections = models.PositiveIntegerField(default=0)
-    # RULES.md §8.3: while the player is away the seat waits until `reconnect_deadline`, which
-    # is what is left of their budget for the game (`away_seconds` already spent)...
+    # Whether the player has had a socket at this table in its game (counted from the start):
+    # one who never came is a no-show, never charged an abandonment (docs/rules.md §8.3).
+    arrived = models.BooleanField(default=False)
+    # Before the start, since when the seat has had no socket (it is freed after
+    # MUS_RECONNECT_SECONDS). RULES.md §8.3: in play, while the player is away the seat waits
+    # until `reconnect_deadline`, which is what is left of their budget for the game
+    # (`away_seconds` already spent)...
     disconnected_at = models.DateTimeField(null=True, blank=True)
     reconnect_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     away_seconds = models.FloatField(default=0)

@@ -8,14 +8,16 @@ from celery import shared_task
 from celery.signals import task_failure
 from django.utils import timezone
 
-from .models import Seat, Table
+from .models import Table
 from .services import (
     OUTAGES,
     cancel_if_abandoned,
     clockwork,
     close_stale_rematches,
+    free_away_seats,
     invitations,
     lobby,
+    overdue_seats,
     play_bot_turn,
     play_defaults,
     queue,
@@ -33,8 +35,10 @@ def sweep_deadlines() -> int:
     One sweep query a second replaced a Celery task per action (an ETA task held by the worker
     for every move): the sweep costs the same whatever the number of tables, and a deadline can
     never be lost with a worker. Abandoned seats (a reconnection window run out) cancel their
-    game here too, the same way, after the sockets of a dead server process are dropped; and
-    rematches that were not all asked for in time close. Quick play's queue is swept too (leavers,
+    game here too, the same way, after the sockets of a dead server process are dropped (a
+    player who never came is a no-show, docs/rules.md §8.3); seats of tables that have not
+    started whose player has been away too long are freed; and rematches that were not all
+    asked for in time close. Quick play's queue is swept too (leavers,
     no-shows, the matches its widening windows allow now), and invitations expire.
 
     First of all, after sweeps that did not run (an outage), every clock moves on by the time
@@ -48,16 +52,10 @@ def sweep_deadlines() -> int:
     )
     for table_id, version in overdue[:SWEEP_BATCH]:
         done += play_defaults(table_id, version)
-    abandoned = (
-        Seat.objects.filter(
-            table__status=Table.Status.PLAYING, reconnect_deadline__lte=now, connections=0
-        )
-        .values_list("table_id", flat=True)
-        .distinct()
-    )
+    abandoned = overdue_seats(now).values_list("table_id", flat=True).distinct()
     for table_id in abandoned[:SWEEP_BATCH]:
         done += int(cancel_if_abandoned(table_id))
-    done += close_stale_rematches() + queue.sweep() + invitations.expire()
+    done += free_away_seats() + close_stale_rematches() + queue.sweep() + invitations.expire()
     return done
 
 

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -156,6 +157,10 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
         "kicked": kicks.was_kicked(table, request.user),
         "my_seat": state["you"]["seat"] if state.get("you") else None,
         "is_host": request.user.is_authenticated and table.host_id == request.user.pk,
+        # Seated players without the table open: the host cannot start until they are here,
+        # and after `away_seconds` away they lose the seat (docs/rules.md §8.3).
+        "away": [info for info in state["seats"] if info and not info["connected"]],
+        "away_seconds": settings.MUS_RECONNECT_SECONDS,
         "bot_levels": BotLevel.choices,
         "default_bot_level": DEFAULT_BOT_LEVEL,
         # Said before the start: these four, seated like this, would not count for the ladder.

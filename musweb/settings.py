@@ -139,7 +139,7 @@ REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 # separately, the largest single cost of an action under load (docs/performance.md).
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "BACKEND": "musweb.channel_layer.PubSubChannelLayer",
         "CONFIG": {
             "hosts": [REDIS_URL],
             "prefix": env_str("CHANNELS_PREFIX", "musweb"),

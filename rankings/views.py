@@ -147,9 +147,9 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "players": players,
         "teams": [[players[0], players[2]], [players[1], players[3]]],
-        # RULES.md §8.4: who left, if a player abandoned it.
+        # RULES.md §8.4: who left, if a player abandoned it (not one who never came: §8.3).
         "abandoner": None
-        if table.abandoned_seat is None
+        if table.abandoned_seat is None or table.cancel_reason != Table.CancelReason.ABANDONED
         else players[table.abandoned_seat]["user"],
         "damped": any(c.weight < 1 for c in changes.values()),
         "circle_min": elo.CIRCLE_MIN,

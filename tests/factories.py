@@ -124,12 +124,22 @@ def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> 
     are counted from there; closing the last one makes the seat wait.
     """
     table = seat_all(players, mode)
+    return start_seated(players[0], table, random.Random(seed))
+
+
+def start_seated(host: User, table: Table, rng: Any = None) -> Table:
+    """The host presses «Empezar» with every seated player at the table (a host may not start
+    with one away, docs/rules.md §8.3): as if each had a socket open then, sockets that then went
+    without a trace."""
+    seated = User.objects.filter(seats__table=table, is_bot=False)
     Connection.objects.bulk_create(
         Connection(channel=f"placeholder-{table.pk}-{p.pk}", process="tests", table=table, user=p)
-        for p in players
+        for p in seated
     )
-    services.start_game(players[0], table.pk, random.Random(seed))
-    Connection.objects.filter(process="tests", table=table).delete()
+    try:
+        services.start_game(host, table.pk, rng)
+    finally:
+        Connection.objects.filter(process="tests", table=table).delete()
     table.refresh_from_db()
     return table
 
@@ -154,15 +164,7 @@ def stacked_table(
     players: list[User], hands: dict[int, str], mano: int = 0, mode: str = "4-reyes"
 ) -> Table:
     """``started_table`` with the first hand dealt as ``hands`` and ``mano`` as its mano."""
-    table = seat_all(players, mode)
-    Connection.objects.bulk_create(
-        Connection(channel=f"placeholder-{table.pk}-{p.pk}", process="tests", table=table, user=p)
-        for p in players
-    )
-    services.start_game(players[0], table.pk, StackedDeal(hands, mano))
-    Connection.objects.filter(process="tests", table=table).delete()
-    table.refresh_from_db()
-    return table
+    return start_seated(players[0], seat_all(players, mode), StackedDeal(hands, mano))
 
 
 def play_steps(table_id: int, *steps: str) -> Table:
@@ -330,5 +332,5 @@ def farm_game(booster: User, partner: User, rivals: list[User], seed: int = 1) -
     table = services.create_table(booster, "4-reyes", private=True, rated=True)
     for seat, user in ((1, rivals[0]), (2, partner), (3, rivals[1])):
         services.take_seat(user, table.pk, seat, table.invite_token)
-    services.start_game(booster, table.pk, random.Random(seed))
+    start_seated(booster, table, random.Random(seed))
     return lose_on_purpose(Table.objects.get(pk=table.pk), winners=0)

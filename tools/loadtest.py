@@ -112,7 +112,8 @@ def start_table(four: tuple[int, ...], mode: str, public: bool = False) -> int:
     table = Table.objects.create(mode=mode, host=host, private=not public, rated=False)
     table_id: int = table.pk
     Seat.objects.bulk_create([Seat(table=table, seat=i, user_id=u) for i, u in enumerate(four)])
-    services.start_game(host, table_id)
+    # Set up for its players, like a tournament's table: their seats wait until they connect.
+    services.start_game(host, table_id, by_hand=False)
     return table_id
 
 

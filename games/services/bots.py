@@ -98,7 +98,7 @@ def start_practice(user: User, mode: str, rng: Any = None, level: str | None = N
     with transaction.atomic():
         table = tables.create_table(user, mode, private=True, rated=False, practice=True)
         seat_bots(table, (1, 2, 3), {user.public_name}, level)
-        return tables.start_game(user, table.pk, rng)
+        return tables.start_game(user, table.pk, rng, by_hand=False)
 
 
 def start_with_bots(players: Sequence[User], mode: str, rng: Any = None) -> Table:
@@ -110,7 +110,7 @@ def start_with_bots(players: Sequence[User], mode: str, rng: Any = None) -> Tabl
         for user in players[1:2]:
             tables.take_seat(user, table.pk, 2)
         fill_with_bots(players[0], table.pk)
-        return tables.start_game(players[0], table.pk, rng)
+        return tables.start_game(players[0], table.pk, rng, by_hand=False)
 
 
 def leave_practice(user: User, table_id: int) -> bool:

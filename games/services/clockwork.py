@@ -101,6 +101,10 @@ def catch_up(now: datetime | None = None) -> float:
             disconnected_at=Least(F("disconnected_at") + shift, now),
             reconnect_deadline=F("reconnect_deadline") + shift,
         )
+        # Nor a seat at a table that has not started (`tables.free_away_seats`).
+        Seat.objects.filter(table__status=Table.Status.OPEN, disconnected_at__isnull=False).update(
+            disconnected_at=Least(F("disconnected_at") + shift, now)
+        )
         # Every server process beats again within its timeout from now, or its sockets are
         # dropped: what was known of them before the outage is not trusted.
         ServerProcess.objects.update(beat_at=Greatest(F("beat_at"), now))

@@ -1,5 +1,10 @@
-"""Sockets coming and going (RULES.md §8.3): who may join a table, which sockets each seat has,
-and the seat that waits for a player who has none left.
+"""Sockets coming and going (docs/rules.md §8.3): who may join a table, which sockets each seat
+has, and the seat that waits for a player who has none left.
+
+Before the start a seat notes since when its player has had no socket (a host may not start
+then, and after MUS_RECONNECT_SECONDS the seat is freed: `tables.free_away_seats`); at the start
+(`mark_absent`) a seat with none waits from then, and whether its player ever comes
+(`Seat.arrived`) decides between an abandonment and a no-show when the wait runs out.
 
 Every open socket is a `Connection` row naming the server process that holds it; each process
 beats (`beat`) every few seconds, and the sockets of a process that went silent (a crash, a
@@ -135,8 +140,8 @@ async def _recount_here(table_id: int, user_id: int, opened: list[Any] | None = 
         row = await cursor.fetchone()
         if row is None:
             return UNCHANGED  # an onlooker
-        seat_id, before, away, waits = row
-        await cursor.execute(_count_sql(), [table_id, user_id, seat_id])
+        seat_id, before, away, waits, before_start = row
+        await cursor.execute(_count_sql(), _count_params(table_id, user_id, seat_id, before_start))
         (count,) = await cursor.fetchone() or (0,)
     return _verdict(before, count, away, waits)
 
@@ -184,8 +189,8 @@ def _recount(table_id: int, user_id: int) -> bool:
         row = cursor.fetchone()
         if row is None:
             return False  # an onlooker
-        seat_id, before, away, waits = row
-        cursor.execute(_count_sql(), [table_id, user_id, seat_id])
+        seat_id, before, away, waits, before_start = row
+        cursor.execute(_count_sql(), _count_params(table_id, user_id, seat_id, before_start))
         (count,) = cursor.fetchone()
         verdict = _verdict(before, count, away, waits)
         if verdict == TRANSITION:
@@ -224,11 +229,14 @@ def _close_sql() -> str:
 
 @cache
 def _lock_seat_sql() -> str:
-    # `waits`: a seat left without sockets starts waiting for its player (in a game in play;
-    # a bot never does).
+    # `away`: waiting for its player in a game in play; `waits`: a seat left without sockets
+    # starts waiting for its player (in a game in play; a bot never does); `before_start`: the
+    # table has not started (`_count_sql` notes since when the seat has had no socket).
     return (
-        f"SELECT s.id, s.connections, s.disconnected_at IS NOT NULL, "
-        f"t.status = '{Table.Status.PLAYING.value}' AND NOT u.is_bot "
+        f"SELECT s.id, s.connections, "
+        f"s.disconnected_at IS NOT NULL AND t.status = '{Table.Status.PLAYING.value}', "
+        f"t.status = '{Table.Status.PLAYING.value}' AND NOT u.is_bot, "
+        f"t.status = '{Table.Status.OPEN.value}' "
         f"FROM {_qn(Seat)} s JOIN {_qn(Table)} t ON t.id = s.table_id "
         f"JOIN {_qn(User)} u ON u.id = s.user_id "
         "WHERE s.table_id = %s AND s.user_id = %s FOR UPDATE OF s"
@@ -238,10 +246,20 @@ def _lock_seat_sql() -> str:
 @cache
 def _count_sql() -> str:
     # A statement of its own, after the seat is locked: it sees every socket opened before.
+    # Parameters: table, user, seat, whether the table has not started, now. The player has
+    # come (`arrived`) once they have a socket; before the start, `disconnected_at` is since
+    # when they have had none (`free_away_seats`).
     return (
-        f"UPDATE {_qn(Seat)} SET connections = (SELECT count(*) FROM {_qn(Connection)} "
-        "WHERE table_id = %s AND user_id = %s) WHERE id = %s RETURNING connections"
+        f"UPDATE {_qn(Seat)} s SET connections = c.n, arrived = s.arrived OR c.n > 0, "
+        "disconnected_at = CASE WHEN NOT %s THEN s.disconnected_at WHEN c.n > 0 THEN NULL "
+        "ELSE coalesce(s.disconnected_at, %s) END "
+        f"FROM (SELECT count(*) AS n FROM {_qn(Connection)} WHERE table_id = %s AND user_id = %s) c "
+        "WHERE s.id = %s RETURNING s.connections"
     )
+
+
+def _count_params(table_id: int, user_id: int, seat_id: int, before_start: bool) -> list[Any]:
+    return [before_start, timezone.now(), table_id, user_id, seat_id]
 
 
 def _qn(model: type[Model]) -> str:
@@ -287,8 +305,20 @@ def _come_back(seat: Seat, now: datetime) -> None:
     seat.clock_left = seat.clock_step = None
 
 
+def away_before_start(table: Table) -> list[Seat]:
+    """The seats of `table` whose player (a person) has no socket open there now: a host may
+    not start while one is away (docs/rules.md §8.3)."""
+    here = set(Connection.objects.filter(table_id=table.pk).values_list("user_id", flat=True))
+    return [
+        seat
+        for seat in table.seats.select_related("user").order_by("seat")
+        if not seat.user.is_bot and seat.user_id not in here
+    ]
+
+
 def mark_absent(table: Table) -> None:
-    """At the start: a seat whose player has no socket open is waiting from now (§8.3)."""
+    """At the start: a seat whose player has no socket open is waiting from now (§8.3), and
+    whoever has one has come (`Seat.arrived`); time away before the start costs nothing."""
     now = timezone.now()
     for seat in table.seats.select_related("user").select_for_update():
         if seat.user.is_bot:
@@ -296,10 +326,12 @@ def mark_absent(table: Table) -> None:
         seat.connections = Connection.objects.filter(
             table_id=table.pk, user_id=seat.user_id
         ).count()
-        if not seat.connections:
-            seat.disconnected_at = now
-            seat.reconnect_deadline = now + timedelta(seconds=budget_left(seat))
-        seat.save(update_fields=["connections", "disconnected_at", "reconnect_deadline"])
+        seat.arrived = bool(seat.connections)
+        seat.disconnected_at = None if seat.connections else now
+        seat.reconnect_deadline = (
+            None if seat.connections else now + timedelta(seconds=budget_left(seat))
+        )
+        seat.save(update_fields=["connections", "arrived", "disconnected_at", "reconnect_deadline"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -362,22 +394,25 @@ def reap_silent_processes() -> int:
 # --------------------------------------------------------------------------------------------
 # The budget runs out.
 # --------------------------------------------------------------------------------------------
+def overdue_seats(now: datetime) -> Any:
+    """Seats of games in play whose wait ran out (`cancel_if_abandoned` cancels their games)."""
+    return Seat.objects.filter(
+        table__status=Table.Status.PLAYING, reconnect_deadline__lte=now, connections=0
+    ).exclude(table__quick=True, arrived=False)
+
+
 def cancel_if_abandoned(table_id: int) -> bool:
-    """Cancel the game when a seat's budget has run out; its player is charged (§8.4)."""
-    overdue = (
-        Seat.objects.filter(
-            table_id=table_id,
-            table__status=Table.Status.PLAYING,
-            reconnect_deadline__lte=timezone.now(),
-            connections=0,
-        )
-        .order_by("reconnect_deadline")
-        .first()
-    )
+    """Cancel the game when a seat's budget has run out (§8.4). A player who had come to it is
+    charged an abandonment; one who never came is a no-show (§8.3), charged nothing here: the
+    game is cancelled as `NO_SHOW` naming their seat (a tournament's pair forfeits), and at
+    quick play's tables it is left to the queue's own rule (`queue.cancel_no_shows`, a dodge)."""
+    overdue = overdue_seats(timezone.now()).filter(table_id=table_id)
+    overdue = overdue.order_by("reconnect_deadline").first()
     if overdue is None:
         return False
+    reason = Table.CancelReason.ABANDONED if overdue.arrived else Table.CancelReason.NO_SHOW
     with transaction.atomic():
-        cancelled = cancel_game(table_id, Table.CancelReason.ABANDONED, abandoned_seat=overdue.seat)
-        if cancelled:
+        cancelled = cancel_game(table_id, reason, abandoned_seat=overdue.seat)
+        if cancelled and overdue.arrived:
             abandonment.charge(Table.objects.get(pk=table_id), overdue.seat, overdue.user_id)
     return cancelled

@@ -30,7 +30,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -429,8 +429,8 @@ def _absent_seats(now: datetime, table_id: int | None = None) -> Any:
         table__status=Table.Status.PLAYING,
         table__started_at__gt=now - timedelta(minutes=10),
         user__is_bot=False,
-        # Waiting since the start (services.connections.mark_absent), not back since.
-        disconnected_at__lte=F("table__started_at"),
+        # Waiting since the start (services.connections.mark_absent) and never came since.
+        arrived=False,
     )
     return seats if table_id is None else seats.filter(table_id=table_id)
 

@@ -9,12 +9,14 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 
 from .. import hooks
-from ..models import Mode, Seat, Table
+from ..models import Connection, Mode, Seat, Table
 from . import abandonment, connections, fairplay, kicks, play, withdrawals
 from .access import can_view
 from .errors import SeatsRefused, ServiceError, not_seated
@@ -60,10 +62,23 @@ def create_table(
                 practice=practice,
                 quick=quick,
             )
-            Seat.objects.create(table=table, seat=seat, user=user)
+            _new_seat(table, seat, user)
     except IntegrityError:
         raise _already_seated() from None
     return table
+
+
+def _new_seat(table: Table, seat: int, user: User) -> Seat:
+    """`user` sits at `seat`: with the sockets they already have open there (watching before
+    sitting), or away from now if none (docs/rules.md §8.3, `free_away_seats`)."""
+    sockets = Connection.objects.filter(table=table, user=user).count()
+    return Seat.objects.create(
+        table=table,
+        seat=seat,
+        user=user,
+        connections=sockets,
+        disconnected_at=None if sockets else timezone.now(),
+    )
 
 
 def lock_open_table(table_id: int, *, started: Any) -> Table:
@@ -115,7 +130,7 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
                 if mine is not None:
                     Seat.objects.filter(pk=mine.pk).update(seat=seat)
                 else:
-                    Seat.objects.create(table=table, seat=seat, user=user)
+                    _new_seat(table, seat, user)
         except IntegrityError:
             raise ServiceError("taken", _("Ese asiento acaba de ocuparse.")) from None
         compare_and_set(table)
@@ -146,19 +161,54 @@ def leave_seat(user: User, table_id: int) -> Table:
         deleted, _unused = Seat.objects.filter(table=table, user=user).delete()
         if not deleted:
             raise not_seated()
-        withdrawals.to_table_from(user.pk, table.pk)
-        if table.host_id == user.pk:
-            # A host who leaves hands the table to the next person seated there; with nobody
-            # left but bots, nobody could start or close it, so it closes.
-            nxt = table.seats.filter(user__is_bot=False).order_by("joined_at").first()
-            if nxt is None:
-                _close(table)
-            else:
-                compare_and_set(table, host_id=nxt.user_id)
-        else:
-            compare_and_set(table)
+        _seat_left(table, user.pk)
     after_commit(table)
     return table
+
+
+def _seat_left(table: Table, user_id: int) -> None:
+    """After `user_id`'s seat at `table` (locked, open) is gone: the table invitations they sent
+    to it go with it."""
+    withdrawals.to_table_from(user_id, table.pk)
+    if table.host_id == user_id:
+        # A host who leaves hands the table to the next person seated there; with nobody
+        # left but bots, nobody could start or close it, so it closes.
+        nxt = table.seats.filter(user__is_bot=False).order_by("joined_at").first()
+        if nxt is None:
+            _close(table)
+        else:
+            compare_and_set(table, host_id=nxt.user_id)
+    else:
+        compare_and_set(table)
+
+
+def free_away_seats() -> int:
+    """Free the seats of tables that have not started whose player has been away (no socket
+    there) for MUS_RECONNECT_SECONDS, as if they had stood up (docs/rules.md §8.3): a closed
+    tab holds neither a seat nor the host's start. Returns how many (the clock's sweep)."""
+    limit = timezone.now() - timedelta(seconds=settings.MUS_RECONNECT_SECONDS)
+    away = Seat.objects.filter(
+        table__status=Table.Status.OPEN,
+        user__is_bot=False,
+        connections=0,
+        disconnected_at__lte=limit,
+    ).values_list("table_id", "user_id")
+    freed = 0
+    for table_id, user_id in away[:500]:
+        with transaction.atomic():
+            table = lock_table(table_id)
+            if table.status != Table.Status.OPEN:
+                continue
+            # (counted again under the lock: a player who came back meanwhile keeps the seat)
+            gone = Seat.objects.filter(
+                table=table, user_id=user_id, connections=0, disconnected_at__lte=limit
+            ).delete()[0]
+            if not gone:
+                continue
+            _seat_left(table, user_id)
+        after_commit(table)
+        freed += 1
+    return freed
 
 
 def _close(table: Table) -> None:
@@ -201,7 +251,11 @@ def close_table(host: User, table_id: int) -> Table:
     return table
 
 
-def start_game(host: User, table_id: int, rng: Any = None) -> Table:
+def start_game(host: User, table_id: int, rng: Any = None, *, by_hand: bool = True) -> Table:
+    """Deal the first hand at the host's table (docs/rules.md §8.3). Pressed by the host
+    (`by_hand`), it starts only with all four players there (refused `players_away`, naming
+    them); started by the site for its players (quick play, a rematch, a practice), at once, a
+    seat whose player has not come yet waiting for them from now."""
     with transaction.atomic():
         table = lock_for_host(
             host,
@@ -211,10 +265,28 @@ def start_game(host: User, table_id: int, rng: Any = None) -> Table:
         )
         if table.seats.count() != 4:
             raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
+        away = connections.away_before_start(table) if by_hand else []
+        if away:
+            raise _players_away([seat.user.public_name for seat in away])
         connections.mark_absent(table)
         fairplay.check_at_start(table)
         play.start(table, rng)
     return table
+
+
+def _players_away(names: list[str]) -> ServiceError:
+    return ServiceError(
+        "players_away",
+        lazy(_away_text, str)(names),
+    )
+
+
+def _away_text(names: list[str]) -> str:
+    return ngettext(
+        "No se puede empezar: %(names)s no está en la mesa (tiene que tenerla abierta).",
+        "No se puede empezar: %(names)s no están en la mesa (tienen que tenerla abierta).",
+        len(names),
+    ) % {"names": ", ".join(names)}
 
 
 def seat_four(players: Sequence[User], mode: str, rng: Any = None) -> Table:
@@ -228,7 +300,7 @@ def seat_four(players: Sequence[User], mode: str, rng: Any = None) -> Table:
         table = create_table(players[0], mode, quick=True)
         for seat, user in enumerate(players[1:], start=1):
             take_seat(user, table.pk, seat)
-        return start_game(players[0], table.pk, rng)
+        return start_game(players[0], table.pk, rng, by_hand=False)
 
 
 def start_arranged(
@@ -340,7 +412,7 @@ def rematch(user: User, table_id: int) -> Table:
         take_seat(user, new.pk, seat, new.invite_token)
         if len(taken) == 3:
             host = User.objects.get(pk=new.host_id)
-            return start_game(host, new.pk)
+            return start_game(host, new.pk, by_hand=False)
     return new
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games import services
-from tests.factories import make_players, play_steps, started_table
+from tests.factories import make_players, play_steps, start_seated, started_table
 from tests.live import screenshot
 
 from .support import PHONE
@@ -59,7 +59,7 @@ def test_a_visitor_is_told_why_a_private_table_cannot_be_watched(
         table = services.create_table(players[0], "4-reyes", private=True)
         for seat in (1, 2, 3):
             services.take_seat(players[seat], table.pk, seat, table.invite_token)
-        services.start_game(players[0], table.pk)
+        start_seated(players[0], table)
         table.refresh_from_db()
         return table
 

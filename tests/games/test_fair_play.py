@@ -15,7 +15,7 @@ from games import services
 from games.models import Table
 from games.services import fairplay
 from rankings.models import RatedGame
-from tests.factories import finished_game, login, lose_on_purpose, seat_all
+from tests.factories import finished_game, login, lose_on_purpose, seat_all, start_seated
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ REASON = "límite de partidas puntuadas"
 def play(seated: list[User], winners: int = 0, **kwargs: object) -> Table:
     """A rated game of these four (seats 0–3 in this order) through the services, to its end."""
     table = seat_all(seated, **kwargs)
-    services.start_game(seated[0], table.pk)
+    start_seated(seated[0], table)
     return lose_on_purpose(table, winners)
 
 
@@ -60,7 +60,7 @@ def test_the_fourth_game_of_the_same_pairs_is_unrated_and_the_table_says_so_firs
     assert NOTICE in page and "no contará para el ranking" in page and "3 partidas" in page
     assert "no puntuará" in page
     assert NOTICE in login(a).get(f"/mesas/{table.pk}/").content.decode()  # the full page too
-    services.start_game(d, table.pk)
+    start_seated(d, table)
     table.refresh_from_db()
     assert not table.rated and table.unrated_reason == Table.UnratedReason.PAIR_LIMIT
     live = login(c).get(f"/mesas/{table.pk}/").content.decode()
@@ -78,7 +78,7 @@ def test_other_pairings_of_the_same_four_still_count(a_b_c_d: list[User]) -> Non
         play([a, b, c, d])
     swapped = seat_all([a, c, b, d])  # a+b against c+d: two other pairs
     assert NOTICE not in waiting_room(swapped, a)
-    services.start_game(a, swapped.pk)
+    start_seated(a, swapped)
     swapped.refresh_from_db()
     assert swapped.rated and not swapped.unrated_reason
 
@@ -93,7 +93,7 @@ def test_old_cancelled_and_friendly_games_do_not_count(a_b_c_d: list[User]) -> N
     assert fairplay.rated_games_between([a.pk, b.pk, c.pk, d.pk]) == 0
     table = seat_all([a, b, c, d])
     assert NOTICE not in waiting_room(table, a)
-    services.start_game(a, table.pk)
+    start_seated(a, table)
     table.refresh_from_db()
     assert table.rated
 
@@ -106,7 +106,7 @@ def test_a_friendly_table_past_the_limit_says_nothing_and_stays_friendly(
     table = seat_all(a_b_c_d, private=True, rated=False)
     page = waiting_room(table, a_b_c_d[0])
     assert NOTICE not in page and "amistosa" in page
-    services.start_game(a_b_c_d[0], table.pk)
+    start_seated(a_b_c_d[0], table)
     table.refresh_from_db()
     assert not table.rated and not table.unrated_reason
 

@@ -16,11 +16,10 @@ from django.utils import timezone
 
 from accounts import relations
 from accounts.models import User
-from games import services
 from games.models import ChatMessage, Connection, Seat
 from games.services import live
 from games.socket_codes import CLOSE_NOT_LOGGED_IN
-from tests.factories import seat_all, session_cookie, started_table
+from tests.factories import seat_all, session_cookie, start_seated, started_table
 from tests.sockets import communicator, join, receive, receive_state, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -145,7 +144,7 @@ async def private_table_refuses(four_players: list[User], cookie: str) -> int | 
 @database_sync_to_async
 def private(four_players: list[User]) -> Any:
     table = seat_all(four_players, private=True)
-    return services.start_game(four_players[0], table.pk)
+    return start_seated(four_players[0], table)
 
 
 async def test_a_session_that_expired_signs_nobody_in(four_players: list[User]) -> None:

@@ -13,7 +13,7 @@ from accounts.models import User
 from games import services
 from games.models import Seat, Table
 from games.services.storage import compare_and_set
-from tests.factories import finished_game, login, seat_all
+from tests.factories import finished_game, login, seat_all, start_seated
 
 pytestmark = pytest.mark.django_db
 
@@ -136,6 +136,8 @@ def test_only_the_host_starts_and_only_with_four_seated(make_user: Callable[...,
     assert "Solo el anfitrión puede empezar la partida." in messages_of(response)
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN
+    for i, player in enumerate(players):  # all four with the table open (docs/rules.md §8.3)
+        services.socket_opened(table.pk, player.pk, f"here-{i}")
     response = login(players[0]).post(f"/mesas/{table.pk}/empezar/")
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
@@ -148,7 +150,7 @@ def test_the_first_mano_is_drawn_by_lot(make_user: Callable[..., User]) -> None:
     for seed in range(24):
         players = [make_user() for _ in range(4)]
         table = seat_all(players)
-        services.start_game(players[0], table.pk, random.Random(seed))
+        start_seated(players[0], table, random.Random(seed))
         table.refresh_from_db()
         manos[table.record["first_mano"]] += 1
         services.cancel_game(table.pk, Table.CancelReason.SYSTEM)
@@ -160,7 +162,7 @@ def test_nobody_can_leave_or_change_seat_once_the_game_started(
 ) -> None:
     players = [make_user() for _ in range(4)]
     table = seat_all(players)
-    services.start_game(players[0], table.pk)
+    start_seated(players[0], table)
     client = login(players[2])
     response = client.post(f"/mesas/{table.pk}/levantarse/", follow=True)
     assert any("ya ha empezado" in m for m in messages_of(response))
@@ -232,7 +234,7 @@ def test_the_waiting_table_fragment_refreshes_once_the_game_starts(
     client = login(players[1])
     fragment = client.get(f"/mesas/{table.pk}/espera/", headers={"HX-Request": "true"})
     assert fragment.content.decode().lstrip().startswith('<div id="waiting"')
-    services.start_game(players[0], table.pk)
+    start_seated(players[0], table)
     response = client.get(f"/mesas/{table.pk}/espera/", headers={"HX-Request": "true"})
     assert response["HX-Refresh"] == "true"
 
@@ -290,7 +292,7 @@ def test_the_table_page_gives_each_persons_rating_for_the_names_on_the_felt(
     table = services.create_table(host, "4-reyes")
     services.take_seat(guest, table.pk, 2)
     bots.fill_with_bots(host, table.pk)
-    services.start_game(host, table.pk)
+    start_seated(host, table)
     response = login(guest).get(f"/mesas/{table.pk}/")
     # Seats 1 and 3 are bots: no rating. JSON keys are strings.
     assert response.context["seat_ratings"] == {0: "1588", 2: "1500?"}

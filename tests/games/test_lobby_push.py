@@ -21,7 +21,7 @@ from games import services, tasks
 from games.models import Table
 from games.services import lobby, presence
 from musweb.asgi import application
-from tests.factories import login, seat_all, started_table
+from tests.factories import login, seat_all, start_seated, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,7 +102,7 @@ async def test_a_started_table_moves_to_the_games_in_play_and_a_closed_one_leave
     comm = await opened()
     assert set((await next_message(comm))["open"]) == {table.pk, other.pk}
 
-    await sync_to_async(services.start_game)(players[0], table.pk)
+    await sync_to_async(start_seated)(players[0], table)
     await publish()
     update = await next_message(comm)
     assert update["open"] == [other.pk] and update["playing"] == [table.pk]

@@ -87,12 +87,12 @@ def test_an_onlookers_sockets_change_no_seat(
     assert not Seat.objects.filter(table=table).exclude(reconnect_deadline=None).exists()
 
 
-def test_a_player_not_connected_when_the_game_starts_is_waited_for_from_then(
+def test_a_player_not_connected_when_the_site_starts_the_game_is_waited_for_from_then(
     four_players: list[User],
 ) -> None:
     table = seat_all(four_players)
     connect_all(table, four_players[:3])
-    services.start_game(four_players[0], table.pk)
+    services.start_game(four_players[0], table.pk, by_hand=False)  # as a rematch starts
     late = seat_of(table, four_players[3])
     assert late.connections == 0 and late.disconnected_at is not None
     assert late.reconnect_deadline is not None

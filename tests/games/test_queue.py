@@ -26,7 +26,7 @@ from games.models import (
 )
 from games.services import queue
 from games.services.errors import ServiceError
-from tests.factories import UserFactory, ended_table, seat_all
+from tests.factories import UserFactory, ended_table, seat_all, start_seated
 
 pytestmark = pytest.mark.django_db
 MODE = "4-reyes"
@@ -362,7 +362,7 @@ def matched(players: list[User]) -> Table:
 def arrive(table: Table, users: list[User]) -> None:
     """As a socket at the table does: the seat stops waiting for its player."""
     Seat.objects.filter(table=table, user__in=users).update(
-        disconnected_at=None, reconnect_deadline=None, connections=1
+        disconnected_at=None, reconnect_deadline=None, connections=1, arrived=True
     )
 
 
@@ -413,7 +413,7 @@ def test_a_player_who_came_and_went_is_not_a_no_show(players: list[User]) -> Non
 
 def test_tables_made_by_hand_have_no_show_up_rule(players: list[User]) -> None:
     table = seat_all(players[:4])
-    services.start_game(players[0], table.pk)
+    start_seated(players[0], table)
     Table.objects.filter(pk=table.pk).update(started_at=timezone.now() - timedelta(seconds=60))
     assert queue.cancel_no_shows() == 0
 
@@ -468,9 +468,9 @@ def test_quick_play_tables_start_through_the_table_services(
     started: list[int] = []
     real = tables.start_game
 
-    def spy(host: User, table_id: int, rng: Any = None) -> Table:
+    def spy(host: User, table_id: int, rng: Any = None, *, by_hand: bool = True) -> Table:
         started.append(table_id)
-        return real(host, table_id, rng)
+        return real(host, table_id, rng, by_hand=by_hand)
 
     monkeypatch.setattr(tables, "start_game", spy)
     table = matched(players)

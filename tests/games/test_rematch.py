@@ -13,7 +13,7 @@ from accounts.models import User
 from games import services
 from games.models import Table
 from games.services import bots
-from tests.factories import finished_game, login, started_table
+from tests.factories import finished_game, login, start_seated, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -136,7 +136,7 @@ def test_it_refuses_a_rematch_it_cannot_give(
         table, code = finished_game(four_players), "started"
         new = services.rematch(four_players[1], table.pk)
         bots.fill_with_bots(four_players[1], new.pk)  # the host did not wait for the others
-        services.start_game(four_players[1], new.pk)
+        start_seated(four_players[1], new)
     tables_before = Table.objects.count()
     version = Table.objects.get(pk=table.pk).version
     with pytest.raises(services.ServiceError) as excinfo:

@@ -12,13 +12,12 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from accounts.models import User
-from games import services
 from games.models import Table
 from musweb.celery import app as celery_app
 from rankings import elo, queries
 from rankings import services as rating_services
 from rankings.models import PlayerRating, RatingChange
-from tests.factories import establish, farm_game, lose_on_purpose, seat_all
+from tests.factories import establish, farm_game, lose_on_purpose, seat_all, start_seated
 
 pytestmark = pytest.mark.django_db
 
@@ -101,7 +100,7 @@ def test_established_players_move_as_plain_elo_against_each_other(
     establish(four[2:], rating=1400, games=30)
     table = seat_all(four, private=True, rated=True)
     with django_capture_on_commit_callbacks(execute=True):
-        services.start_game(four[0], table.pk)
+        start_seated(four[0], table)
         lose_on_purpose(table, winners=1)
     # Pairs of 1500 and 1500 (1600 + 1400 each): an even game, K 20 each, counted in full.
     after = {r.user_id: r.rating for r in PlayerRating.objects.filter(mode="4-reyes")}
@@ -124,7 +123,7 @@ def test_a_newcomer_among_established_players_moves_fully_and_moves_them_little(
     establish([mate, a, b], games=60)
     table = seat_all([newcomer, a, mate, b], private=True, rated=True)
     with django_capture_on_commit_callbacks(execute=True):
-        services.start_game(newcomer, table.pk)
+        start_seated(newcomer, table)
         lose_on_purpose(table, winners=0)
     changes = {c.user_id: c for c in RatingChange.objects.filter(table=table)}
     assert changes[newcomer.pk].delta == 20  # K 40 of a new player, all the others known

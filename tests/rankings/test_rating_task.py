@@ -15,7 +15,14 @@ from rankings import elo
 from rankings.models import PlayerRating, RatedGame, RatingChange
 from rankings.services import bucket_differences
 from rankings.tasks import rate_game
-from tests.factories import establish, finished_game, play_out, seat_all, started_table
+from tests.factories import (
+    establish,
+    finished_game,
+    play_out,
+    seat_all,
+    start_seated,
+    started_table,
+)
 from tests.live import celery_worker, wait_until
 
 
@@ -253,9 +260,7 @@ def test_a_real_worker_rates_a_finished_game_once_even_when_enqueued_again(
     table = seat_all(four_players)
     import random
 
-    from games import services
-
-    services.start_game(four_players[0], table.pk, random.Random(3))
+    start_seated(four_players[0], table, random.Random(3))
     with celery_worker() as worker:
         play_out(Table.objects.get(pk=table.pk), seed=11)  # the game_finished signal enqueues
         for _ in range(3):

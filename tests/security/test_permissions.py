@@ -100,6 +100,8 @@ def test_only_the_host_may_start_close_or_remove_players_over_http(
 @pytest.mark.django_db
 def test_the_host_may_start_their_table(four_players: list[User]) -> None:
     table = seat_all(four_players)
+    for i, player in enumerate(four_players):  # all four at the table (docs/rules.md §8.3)
+        services.socket_opened(table.pk, player.pk, f"here-{i}")
     login(four_players[0]).post(reverse("games:start", args=[table.pk]))
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
 

@@ -16,7 +16,7 @@ def test_it_reads_the_database_and_redis_from_the_environment() -> None:
     assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
     assert "pool" in settings.DATABASES["default"]["OPTIONS"]
     assert settings.CELERY_BROKER_URL.startswith("redis://")
+    # channels_redis's pub/sub layer, made to survive a Redis restart (musweb.channel_layer).
     assert (
-        settings.CHANNEL_LAYERS["default"]["BACKEND"]
-        == "channels_redis.pubsub.RedisPubSubChannelLayer"
+        settings.CHANNEL_LAYERS["default"]["BACKEND"] == "musweb.channel_layer.PubSubChannelLayer"
     )

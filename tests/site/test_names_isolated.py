@@ -12,7 +12,7 @@ from django.test import Client
 from accounts.models import User
 from games import services
 from games.models import Table
-from tests.factories import finished_game, login, seat_all
+from tests.factories import finished_game, login, seat_all, start_seated
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +108,6 @@ def test_the_live_table_page_isolates_the_names_it_draws_itself(
     # The felt's names come in the socket's state and table.js isolates them; the page's own
     # HTML (its header) does it here.
     table = seat_all([leila, *others])
-    services.start_game(leila, table.pk)
+    start_seated(leila, table)
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
     assert_isolated(login(leila).get(f"/mesas/{table.pk}/").content.decode(), DISPLAY)

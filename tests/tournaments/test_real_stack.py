@@ -60,8 +60,8 @@ def scripted(base: str, tournament: Tournament, pairs: list[Pair]) -> list[Playe
 def by_hand(tournament: Tournament) -> list[tuple[int, float, float, int]]:
     """(pair, points, Buchholz, tantos difference) for each pair, best first, computed from the
     tables themselves: in a game played to its end the winner counts 40 (reached, or won with an
-    órdago) and the loser its tantos; one a pair abandoned is 40–0 for the other pair (0–0 and no
-    winner if both)."""
+    órdago) and the loser its tantos; one a pair abandoned or did not come to is 40–0 for the
+    other pair (0–0 and no winner if both)."""
     points: dict[int, float] = {}
     tantos: dict[int, int] = {}
     met: dict[int, list[int]] = {}
@@ -80,8 +80,11 @@ def by_hand(tournament: Tournament) -> list[tuple[int, float, float, int]]:
             score = list(table.scores)
             score[table.winner_team] = 40
             winner = a if table.winner_team == 0 else b
-        else:  # abandoned: the team of the seat that left loses (both if both teams left)
-            assert table.cancel_reason == Table.CancelReason.ABANDONED
+        else:  # abandoned or not come to: that seat's team loses (both if both teams left)
+            assert table.cancel_reason in (
+                Table.CancelReason.ABANDONED,
+                Table.CancelReason.NO_SHOW,
+            )
             losers = {match.pair_a_id if table.abandoned_seat % 2 == 0 else match.pair_b_id}
             winner = ({a, b} - losers).pop() if len(losers) == 1 else None
             score = [40, 0] if winner == a else [0, 40]
@@ -115,12 +118,12 @@ def test_an_eight_pair_three_round_swiss_through_the_real_stack() -> None:
     with celery_worker(beat=True, **ENV) as worker, daphne_process(**ENV) as base:
         players = scripted(base, tournament, pairs)
         # One player of the last pair never comes to their second table: their seat waits the
-        # reconnection budget, the game is cancelled, and their pair loses it.
+        # reconnection budget, the game is cancelled as a no-show, and their pair loses it.
         absent = players[14]
         absent.absent_from = {2}
         asyncio.run(play_all(players, 600))
         tournament.refresh_from_db()
-        # The ladder's worker has rated every game played (and charged the abandonment).
+        # The ladder's worker has rated every game played.
         played = Table.objects.filter(
             tournament_match__tournament=tournament, status=Table.Status.FINISHED
         )
@@ -134,14 +137,16 @@ def test_an_eight_pair_three_round_swiss_through_the_real_stack() -> None:
     # No two pairs met twice.
     met = [frozenset((m.pair_a_id, m.pair_b_id)) for m in matches]
     assert len(set(met)) == len(met)
-    # The absent player's game: abandoned, lost by their pair, charged to them.
-    abandoned = [m for m in matches if m.outcome == Match.Outcome.ABANDONED]
-    assert len(abandoned) == 1 and abandoned[0].round == 2
-    lost = abandoned[0]
+    # The absent player's game: a no-show, lost by their pair, never an abandonment (they never
+    # came to it: docs/rules.md §8.3).
+    no_show = [m for m in matches if m.outcome == Match.Outcome.NO_SHOW]
+    assert len(no_show) == 1 and no_show[0].round == 2
+    lost = no_show[0]
     absent_pair = pairs[7].pk
     assert absent_pair in (lost.pair_a_id, lost.pair_b_id) and lost.winner_id != absent_pair
-    assert Abandonment.objects.filter(table=lost.table, user__username=absent.username).exists()
-    assert {m.outcome for m in matches} == {Match.Outcome.PLAYED, Match.Outcome.ABANDONED}
+    assert lost.table.cancel_reason == Table.CancelReason.NO_SHOW
+    assert not Abandonment.objects.exists()
+    assert {m.outcome for m in matches} == {Match.Outcome.PLAYED, Match.Outcome.NO_SHOW}
     # Every table had the tournament's clock, and every game counted for the ladder.
     tables = Table.objects.filter(tournament_match__tournament=tournament)
     assert set(tables.values_list("turn_seconds", "rated")) == {(5, True)}

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import services as games
-from games.models import Seat, Table
+from games.models import Abandonment, Seat, Table
 from musweb.asgi import application
 from rankings.models import PlayerRating
 from tests.factories import make_user, session_cookie, started_table
@@ -175,12 +175,13 @@ def test_the_pair_that_abandons_loses_the_game(make_user: Any) -> None:
     tournament, pairs = seeded_tournament(2, rounds=1)
     match = current_matches(tournament)[0]
     table = match.table
-    # Everybody is here but pair b's second player (seat 3), whose budget runs out.
+    # Everybody is here but pair b's second player (seat 3), who came, left, and whose budget
+    # runs out.
     Seat.objects.filter(table=table).exclude(seat=3).update(
-        connections=1, reconnect_deadline=None, disconnected_at=None
+        connections=1, reconnect_deadline=None, disconnected_at=None, arrived=True
     )
     Seat.objects.filter(table=table, seat=3).update(
-        reconnect_deadline=timezone.now() - timedelta(seconds=1)
+        reconnect_deadline=timezone.now() - timedelta(seconds=1), arrived=True
     )
     assert games.cancel_if_abandoned(table.pk)
     services.sweep()
@@ -192,6 +193,26 @@ def test_the_pair_that_abandons_loses_the_game(make_user: Any) -> None:
     assert tournament.winner_id == pairs[0].pk
 
 
+def test_a_player_who_never_came_forfeits_for_their_pair_without_an_abandonment() -> None:
+    """docs/rules.md §8.3: a no-show, never an abandonment (nothing on the ladder or against
+    their record for abandoning)."""
+    tournament, pairs = seeded_tournament(2, rounds=1)
+    match = current_matches(tournament)[0]
+    table = match.table
+    Seat.objects.filter(table=table).exclude(seat=2).update(
+        connections=1, reconnect_deadline=None, disconnected_at=None, arrived=True
+    )
+    Seat.objects.filter(table=table, seat=2).update(
+        reconnect_deadline=timezone.now() - timedelta(seconds=1)
+    )
+    assert games.cancel_if_abandoned(table.pk)
+    services.sweep()
+    match.refresh_from_db()
+    assert (match.outcome, match.winner_id) == (Match.Outcome.NO_SHOW, pairs[1].pk)
+    assert (match.tantos_a, match.tantos_b) == (0, 40)
+    assert not Abandonment.objects.exists()
+
+
 def test_when_both_pairs_never_came_both_lose() -> None:
     tournament, _pairs = seeded_tournament(2, rounds=1)
     match = current_matches(tournament)[0]
@@ -201,7 +222,8 @@ def test_when_both_pairs_never_came_both_lose() -> None:
     assert games.cancel_if_abandoned(match.table.pk)
     services.sweep()
     match.refresh_from_db()
-    assert (match.outcome, match.winner_id) == (Match.Outcome.ABANDONED, None)
+    assert (match.outcome, match.winner_id) == (Match.Outcome.NO_SHOW, None)
+    assert not Abandonment.objects.exists()
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED and tournament.winner is None
 

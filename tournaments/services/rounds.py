@@ -258,6 +258,11 @@ def settle(match: Match) -> None:
         teams = {table.abandoned_seat % 2} | _gone_teams(table)
         decide_losers(match, teams, Match.Outcome.ABANDONED)
         return
+    if table.cancel_reason == Table.CancelReason.NO_SHOW and table.abandoned_seat is not None:
+        # A player who never came to the table: a forfeit for their pair (docs/rules.md §8.3).
+        teams = {table.abandoned_seat % 2} | _gone_teams(table)
+        decide_losers(match, teams, Match.Outcome.NO_SHOW)
+        return
     if table.cancel_reason == Table.CancelReason.BANNED:
         seats = Seat.objects.filter(table=table).select_related("user")
         teams = {s.seat % 2 for s in seats if s.user.is_banned or not s.user.is_active}
