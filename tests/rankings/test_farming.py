@@ -7,13 +7,12 @@ table's sockets call; the finished game is rated by the rankings task as on the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from accounts.models import User
 from games.models import Table
-from musweb.celery import app as celery_app
 from rankings import elo, queries
 from rankings import services as rating_services
 from rankings.models import PlayerRating, RatingChange
@@ -24,16 +23,6 @@ pytestmark = pytest.mark.django_db
 FARM_GAMES = 5
 #: The most a booster's shown rating may move over the five farming games.
 TARGET = 5
-
-
-@pytest.fixture
-def rated_on_finish() -> Iterator[None]:
-    """Finished games are rated as on the site: game_finished → rankings.rate_game, run here."""
-    celery_app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        celery_app.conf.task_always_eager = False
 
 
 def shown(user: User) -> int:

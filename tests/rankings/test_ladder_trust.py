@@ -8,7 +8,7 @@ the ones `manage.py ladder_farming` prints for the same situations (docs/ratings
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import combinations
 
 import pytest
@@ -16,7 +16,6 @@ from django.core.management import call_command
 
 from accounts.models import User
 from games.models import Table
-from musweb.celery import app as celery_app
 from rankings import elo
 from rankings.models import PlayerRating, RatingChange
 from rankings.tasks import rate_game
@@ -29,16 +28,6 @@ TARGET = 5
 #: A launch cohort as in the simulation (a table's others can meet `elo.CIRCLE_FULL` players
 #: besides the four at it within a few rounds).
 COHORT = 40
-
-
-@pytest.fixture
-def rated_on_finish() -> Iterator[None]:
-    """Finished games are rated as on the site: game_finished → rankings.rate_game, run here."""
-    celery_app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        celery_app.conf.task_always_eager = False
 
 
 def rating(user: User) -> PlayerRating:
