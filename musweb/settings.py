@@ -200,6 +200,12 @@ MUS_PROCESS_TIMEOUT_SECONDS = env_int("MUS_PROCESS_TIMEOUT_SECONDS", 15, minimum
 MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
 # Database connections of each daphne process for moves on the event loop (services.act_async).
 MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
+# Quick play: a player joins the queue at most MUS_QUEUE_JOINS times in MUS_QUEUE_JOINS_SECONDS
+# (each join takes the queue's lock and tells every waiting player), and the waiting are told
+# its size at most once per MUS_QUEUE_SIZE_SECONDS (0: at every change).
+MUS_QUEUE_JOINS = env_int("MUS_QUEUE_JOINS", 10, minimum=1)
+MUS_QUEUE_JOINS_SECONDS = env_int("MUS_QUEUE_JOINS_SECONDS", 60, minimum=1)
+MUS_QUEUE_SIZE_SECONDS = env_int("MUS_QUEUE_SIZE_SECONDS", 1, minimum=0)
 # Hand analysis of finished games (rankings.analysis): each player may have this many analyses
 # queued or running at once, and ask for this many new ones an hour (an analysis already made is
 # shown to everybody without counting). One pending or running that has not moved for

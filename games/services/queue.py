@@ -50,10 +50,11 @@ from ..models import (
     ServerProcess,
     Table,
 )
-from . import abandonment, bots, play, tables
+from . import abandonment, bots, play, presence, tables
 from .errors import ServiceError
 from .groups import batched
 from .notify import tell, tell_queue
+from .ratelimit import within_rate
 from .storage import live_seat_of
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,17 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         raise ServiceError("self", _("No puedes ser tu propia pareja."))
     for player in players:
         check_may_queue(player)
+    # Counted before the queue's lock is taken: a burst of joins never gets to queue for it.
+    if not within_rate(
+        "queue-join", user.pk, settings.MUS_QUEUE_JOINS, settings.MUS_QUEUE_JOINS_SECONDS
+    ):
+        raise ServiceError(
+            "queue_rate",
+            _(
+                "Has entrado en la cola demasiadas veces seguidas: espera un poco antes de "
+                "volver a entrar."
+            ),
+        )
     now = timezone.now()
     with transaction.atomic():
         _lock()
@@ -225,7 +237,46 @@ def _remove(entry: QueueEntry, reason: Any, skip: set[int] | frozenset[int] = fr
 
 
 def _status_changed(mode: str) -> None:
-    tell_queue(mode, {"type": "queue_size", "mode": mode, "waiting": waiting(mode)})
+    """The queue of `mode` changed: its pages are told how many wait, once committed, at most
+    once per `MUS_QUEUE_SIZE_SECONDS` (`_tell_size`)."""
+    transaction.on_commit(lambda: _tell_size(mode))
+
+
+# Coalesced `queue_size` messages: 200 joins and leaves in 8 s from one account once sent every
+# waiting player 400 of them. A change sends at once if no message went out for the mode in the
+# last MUS_QUEUE_SIZE_SECONDS (a key in Redis that expires, claimed by one process); otherwise it
+# marks the mode, and the clock's sweep (`flush_sizes`, every second) sends the count as it is
+# then, once the interval is over. So the last message always carries the latest size.
+def _size_key(what: str) -> str:
+    return f"{settings.CACHES['default']['KEY_PREFIX']}:queue-size-{what}"
+
+
+def _claim_size_message(mode: str) -> bool:
+    interval = settings.MUS_QUEUE_SIZE_SECONDS
+    if not interval:
+        return True
+    return bool(presence.client().set(_size_key(f"sent:{mode}"), 1, nx=True, px=interval * 1000))
+
+
+def _tell_size(mode: str) -> None:
+    if _claim_size_message(mode):
+        tell_queue(mode, {"type": "queue_size", "mode": mode, "waiting": waiting(mode)})
+    else:
+        presence.client().sadd(_size_key("due"), mode)
+
+
+def flush_sizes() -> int:
+    """Send the sizes held back whose interval is over (the clock's sweep). How many sent."""
+    client = presence.client()
+    sent = 0
+    for raw in client.smembers(_size_key("due")):
+        mode = raw.decode()
+        if _claim_size_message(mode):
+            # Taken off before counting: a change committed from here on marks it again.
+            client.srem(_size_key("due"), mode)
+            tell_queue(mode, {"type": "queue_size", "mode": mode, "waiting": waiting(mode)})
+            sent += 1
+    return sent
 
 
 def waiting(mode: str) -> int:
@@ -489,8 +540,9 @@ def drop_leavers() -> int:
 
 @batched
 def sweep() -> int:
-    """The clock's share of quick play, every second (after `reap_silent_sockets`): leavers,
-    no-shows, and the matches the widening windows allow now."""
+    """The clock's share of quick play, every second (after `reap_silent_sockets`): the queue
+    sizes held back, leavers, no-shows, and the matches the widening windows allow now."""
+    flush_sizes()  # (a message, not a change: not counted)
     done = cancel_no_shows()
     if QueuedPlayer.objects.exists():
         done += drop_leavers()

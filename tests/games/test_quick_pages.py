@@ -4,10 +4,11 @@ and the friends the lobby shows."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts import relations
 from accounts.models import User
@@ -199,3 +200,31 @@ def test_the_friends_and_the_partners_names_are_isolated(people: list[User]) -> 
     assert_isolated(login(me).get("/", HTTP_HX_REQUEST="true").content.decode(), "ليلى")
     queue.join(me, "4-reyes", partner=friend)
     assert_isolated(login(me).get("/jugar/").content.decode(), "ليلى")
+
+
+def test_joining_the_queue_over_and_over_is_refused_after_the_limit(
+    people: list[User], settings: Any
+) -> None:
+    settings.MUS_QUEUE_JOINS = 10
+    queue.join(people[1], "4-reyes")  # somebody waiting meanwhile
+    client = login(people[0])
+    for _ in range(10):
+        assert client.post("/jugar/", {"mode": "4-reyes"})["Location"] == "/jugar/"
+        assert client.post("/jugar/salir/")["Location"] == "/"
+    response = client.post("/jugar/", {"mode": "4-reyes"}, follow=True)
+    assert response.redirect_chain[-1][0] == "/"
+    assert (
+        "Has entrado en la cola demasiadas veces seguidas: espera un poco antes de volver a "
+        "entrar." in response.content.decode()
+    )
+    assert list(QueuedPlayer.objects.values_list("user_id", flat=True)) == [people[1].pk]
+    assert QueueEntry.objects.count() == 1
+    # In English too; and another player is not limited by this one's joins.
+    with pytest.raises(services.ServiceError) as refused:
+        queue.join(people[0], "4-reyes")
+    assert refused.value.code == "queue_rate"
+    with translation.override("en"):
+        assert str(refused.value.message) == (
+            "You have joined the queue too many times in a row: wait a little before joining again."
+        )
+    assert login(people[2]).post("/jugar/", {"mode": "4-reyes"})["Location"] == "/jugar/"
