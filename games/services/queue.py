@@ -55,6 +55,7 @@ from .errors import ServiceError
 from .groups import batched
 from .notify import tell, tell_queue
 from .ratelimit import within_rate
+from .state import state_for
 from .storage import live_seat_of
 
 log = logging.getLogger(__name__)
@@ -484,6 +485,23 @@ def _absent_seats(now: datetime, table_id: int | None = None) -> Any:
         disconnected_at__lte=F("table__started_at"),
     )
     return seats if table_id is None else seats.filter(table_id=table_id)
+
+
+def page_state(table: Table, user: Any) -> dict[str, Any]:
+    """The state the table's page carries (`/mesas/<id>/`): `state_for`, but without the cards
+    (and actions) of a player quick play seated who has not come to the table yet; the first
+    state of their table's socket brings them. Until they come, «Cancelar» is only a dodge
+    (`dodge`): with the hand on the page, a player could read it and dodge a bad one."""
+    state = state_for(table, user)
+    you = state.get("you")
+    if (
+        table.quick
+        and you
+        and you["cards"]
+        and _absent_seats(timezone.now(), table.pk).filter(user_id=user.pk).exists()
+    ):
+        state = {**state, "you": {**you, "cards": [], "legal": []}}
+    return state
 
 
 def dodge(user: User) -> bool:

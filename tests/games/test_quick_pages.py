@@ -3,6 +3,7 @@ and the friends the lobby shows."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -15,7 +16,7 @@ from accounts.models import User
 from games import services
 from games.models import QueueDodge, QueuedPlayer, QueueEntry, Table
 from games.services import presence, queue
-from tests.factories import UserFactory, login
+from tests.factories import UserFactory, login, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -228,3 +229,39 @@ def test_joining_the_queue_over_and_over_is_refused_after_the_limit(
             "You have joined the queue too many times in a row: wait a little before joining again."
         )
     assert login(people[2]).post("/jugar/", {"mode": "4-reyes"})["Location"] == "/jugar/"
+
+
+def page_state(client: Client, table: Table) -> dict[str, Any]:
+    """The `state` the table's page carries (its `table-state` script)."""
+    page = client.get(f"/mesas/{table.pk}/").content.decode()
+    start = page.index('<script id="table-state" type="application/json">')
+    text = page[page.index(">", start) + 1 : page.index("</script>", start)]
+    return json.loads(text)
+
+
+def test_a_matched_player_sees_no_card_of_theirs_on_the_page_until_they_come_to_the_table(
+    people: list[User],
+) -> None:
+    table = None
+    for p in people[:4]:
+        table = queue.join(p, "4-reyes")
+    assert table is not None
+    me = people[0]
+    dealt = services.state_for(table, me)["you"]["cards"]
+    assert len(dealt) == 4
+    client = login(me)
+    # Matched, not come yet: «Cancelar» would be a dodge, so the page shows no hand to dodge.
+    you = page_state(client, table)["you"]
+    assert you["cards"] == [] and you["legal"] == []
+    # Their table's socket comes: from then on the page has them too (leaving now is
+    # abandoning a game, not a dodge).
+    services.socket_opened(table.pk, me.pk, "mesa-de-prueba")
+    assert page_state(client, table)["you"]["cards"] == dealt
+    services.socket_closed("mesa-de-prueba")
+    assert page_state(client, table)["you"]["cards"] == dealt
+    assert queue.cancel(me) is False  # no dodge any more
+    # A table made by hand is not quick play's: its page always shows the hand.
+    others = UserFactory("h").many(4)
+    other = started_table(others)
+    cards = services.state_for(other, others[0])["you"]["cards"]
+    assert page_state(login(others[0]), other)["you"]["cards"] == cards
