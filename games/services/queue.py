@@ -160,8 +160,10 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         raise ServiceError("self", _("No puedes ser tu propia pareja."))
     for player in players:
         check_may_queue(player)
-    # Counted before the queue's lock is taken: a burst of joins never gets to queue for it.
-    if not within_rate(
+    # Counted before the queue's lock is taken: a burst of joins never gets to queue for it. A
+    # pair comes from an accepted invitation, which has limits of its own (and the one who
+    # accepts would be told of the inviter's joins).
+    if partner is None and not within_rate(
         "queue-join", user.pk, settings.MUS_QUEUE_JOINS, settings.MUS_QUEUE_JOINS_SECONDS
     ):
         raise ServiceError(

@@ -229,6 +229,9 @@ def test_joining_the_queue_over_and_over_is_refused_after_the_limit(
             "You have joined the queue too many times in a row: wait a little before joining again."
         )
     assert login(people[2]).post("/jugar/", {"mode": "4-reyes"})["Location"] == "/jugar/"
+    # A pair from an accepted invitation is not counted (invitations have their own limits):
+    # they make the fourth and fifth, and a table.
+    assert queue.join(people[0], "4-reyes", partner=people[3]) is not None
 
 
 def page_state(client: Client, table: Table) -> dict[str, Any]:
