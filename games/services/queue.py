@@ -50,12 +50,12 @@ from ..models import (
     ServerProcess,
     Table,
 )
-from . import abandonment, bots, play, presence, tables
+from . import abandonment, bots, play, tables
 from .errors import ServiceError
 from .groups import batched
-from .notify import tell, tell_queue
-from .ratelimit import within_rate
-from .state import state_for
+from .notify import tell
+from .queue_limits import check_join_rate, size_changed
+from .queue_limits import waiting as waiting  # (how many wait: told with the queue's size)
 from .storage import live_seat_of
 
 log = logging.getLogger(__name__)
@@ -160,19 +160,8 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         raise ServiceError("self", _("No puedes ser tu propia pareja."))
     for player in players:
         check_may_queue(player)
-    # Counted before the queue's lock is taken: a burst of joins never gets to queue for it. A
-    # pair comes from an accepted invitation, which has limits of its own (and the one who
-    # accepts would be told of the inviter's joins).
-    if partner is None and not within_rate(
-        "queue-join", user.pk, settings.MUS_QUEUE_JOINS, settings.MUS_QUEUE_JOINS_SECONDS
-    ):
-        raise ServiceError(
-            "queue_rate",
-            _(
-                "Has entrado en la cola demasiadas veces seguidas: espera un poco antes de "
-                "volver a entrar."
-            ),
-        )
+    if partner is None:  # (a pair comes by an invitation, limited on its own)
+        check_join_rate(user)  # before the lock: a burst never gets to wait for it
     now = timezone.now()
     with transaction.atomic():
         _lock()
@@ -203,7 +192,7 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
             raise ServiceError("already_queued", _("Ya estás en la cola.")) from None
         for player in players:
             _recount(player.pk, now)
-        _status_changed(mode)
+        size_changed(mode)
         seated = match_locked(now)
     return seated.get(user.pk)
 
@@ -231,60 +220,12 @@ def _remove(entry: QueueEntry, reason: Any, skip: set[int] | frozenset[int] = fr
     """Take `entry` out of the queue (locked); its players but `skip` are told `reason`."""
     users = list(User.objects.filter(queued__entry=entry))
     entry.delete()
-    _status_changed(entry.mode)
+    size_changed(entry.mode)
     if reason is None:
         return
     for user in users:
         if user.pk not in skip:
             tell(user, {"type": "left", "code": "left"}, reason)
-
-
-def _status_changed(mode: str) -> None:
-    """The queue of `mode` changed: its pages are told how many wait, once committed, at most
-    once per `MUS_QUEUE_SIZE_SECONDS` (`_tell_size`)."""
-    transaction.on_commit(lambda: _tell_size(mode))
-
-
-# Coalesced `queue_size` messages: 200 joins and leaves in 8 s from one account once sent every
-# waiting player 400 of them. A change sends at once if no message went out for the mode in the
-# last MUS_QUEUE_SIZE_SECONDS (a key in Redis that expires, claimed by one process); otherwise it
-# marks the mode, and the clock's sweep (`flush_sizes`, every second) sends the count as it is
-# then, once the interval is over. So the last message always carries the latest size.
-def _size_key(what: str) -> str:
-    return f"{settings.CACHES['default']['KEY_PREFIX']}:queue-size-{what}"
-
-
-def _claim_size_message(mode: str) -> bool:
-    interval = settings.MUS_QUEUE_SIZE_SECONDS
-    if not interval:
-        return True
-    return bool(presence.client().set(_size_key(f"sent:{mode}"), 1, nx=True, px=interval * 1000))
-
-
-def _tell_size(mode: str) -> None:
-    if _claim_size_message(mode):
-        tell_queue(mode, {"type": "queue_size", "mode": mode, "waiting": waiting(mode)})
-    else:
-        presence.client().sadd(_size_key("due"), mode)
-
-
-def flush_sizes() -> int:
-    """Send the sizes held back whose interval is over (the clock's sweep). How many sent."""
-    client = presence.client()
-    sent = 0
-    for raw in client.smembers(_size_key("due")):
-        mode = raw.decode()
-        if _claim_size_message(mode):
-            # Taken off before counting: a change committed from here on marks it again.
-            client.srem(_size_key("due"), mode)
-            tell_queue(mode, {"type": "queue_size", "mode": mode, "waiting": waiting(mode)})
-            sent += 1
-    return sent
-
-
-def waiting(mode: str) -> int:
-    """How many players wait for a table of `mode`."""
-    return QueuedPlayer.objects.filter(entry__mode=mode).count()
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,7 +383,7 @@ def _seat(found: matchmaking.Match, mode: str, rng: Any) -> Table | None:
             tell(users[pk], {"type": "left", "code": error.code}, error.message)
         return None
     QueueEntry.objects.filter(pk__in=found.entries).delete()
-    _status_changed(mode)
+    size_changed(mode)
     url = reverse("games:table", args=[table.pk])
     for pk in found.seats:
         tell(users[pk], {"type": "matched", "table": table.pk, "url": url})
@@ -468,7 +409,7 @@ def complete_with_bots(user: User, rng: Any = None) -> Table:
             )
         players = sorted(User.objects.filter(queued__entry=entry), key=lambda u: u.pk != user.pk)
         entry.delete()
-        _status_changed(entry.mode)
+        size_changed(entry.mode)
         table = bots.start_with_bots(players, entry.mode, rng)
         url = reverse("games:table", args=[table.pk])
         for player in players:
@@ -489,21 +430,9 @@ def _absent_seats(now: datetime, table_id: int | None = None) -> Any:
     return seats if table_id is None else seats.filter(table_id=table_id)
 
 
-def page_state(table: Table, user: Any) -> dict[str, Any]:
-    """The state the table's page carries (`/mesas/<id>/`): `state_for`, but without the cards
-    (and actions) of a player quick play seated who has not come to the table yet; the first
-    state of their table's socket brings them. Until they come, «Cancelar» is only a dodge
-    (`dodge`): with the hand on the page, a player could read it and dodge a bad one."""
-    state = state_for(table, user)
-    you = state.get("you")
-    if (
-        table.quick
-        and you
-        and you["cards"]
-        and _absent_seats(timezone.now(), table.pk).filter(user_id=user.pk).exists()
-    ):
-        state = {**state, "you": {**you, "cards": [], "legal": []}}
-    return state
+def not_come_yet(table: Table, user: Any) -> bool:
+    """Quick play seated `user` at `table` and they have not come to it («Cancelar»: a dodge)."""
+    return table.quick and _absent_seats(timezone.now(), table.pk).filter(user=user.pk).exists()
 
 
 def dodge(user: User) -> bool:
@@ -560,9 +489,8 @@ def drop_leavers() -> int:
 
 @batched
 def sweep() -> int:
-    """The clock's share of quick play, every second (after `reap_silent_sockets`): the queue
-    sizes held back, leavers, no-shows, and the matches the widening windows allow now."""
-    flush_sizes()  # (a message, not a change: not counted)
+    """The clock's share of quick play, every second (after `reap_silent_sockets`): leavers,
+    no-shows, and the matches the widening windows allow now."""
     done = cancel_no_shows()
     if QueuedPlayer.objects.exists():
         done += drop_leavers()

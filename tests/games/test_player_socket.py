@@ -19,7 +19,7 @@ from accounts.models import User
 from accounts.names import isolate
 from games import services
 from games.models import QueuedPlayer, QueueSocket
-from games.services import invitations, queue
+from games.services import invitations, queue, queue_limits
 from games.socket_codes import CLOSE_NOT_LOGGED_IN
 from musweb.asgi import application
 from tests.factories import UserFactory, login, session_cookie, started_table
@@ -195,7 +195,7 @@ async def test_a_burst_of_joins_and_leaves_tells_the_waiting_a_few_sizes_the_las
     await database_sync_to_async(queue.join)(restless, MODE)
     burst = time.monotonic() - started
     await asyncio.sleep(1.1)
-    assert await database_sync_to_async(queue.flush_sizes)() == 1  # the clock's sweep
+    assert await database_sync_to_async(queue_limits.flush_sizes)() == 1  # the clock's sweep
     for comm in pages:
         sizes = []
         while not await comm.receive_nothing(timeout=0.3):
