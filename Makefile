@@ -8,7 +8,7 @@ run: setup
 	@bash scripts/run.sh
 
 # The production topology on this machine: nginx in front of DAPHNE_PROCESSES (2) daphne
-# processes, a Celery worker and beat, DEBUG off (docs/deploy.md).
+# processes, the Celery workers and beat, DEBUG off (docs/deploy.md).
 run-prod: setup
 	@bash scripts/run_prod.sh
 

@@ -1,6 +1,7 @@
 """The site's health (`/salud/` and `python manage.py health`, docs/deploy.md): can this process
-reach PostgreSQL and Redis, does a Celery worker answer, and how long ago did the clock's sweep
-run (beat sends it every second, the worker runs it).
+reach PostgreSQL and Redis, does a Celery worker of each queue answer (the live game's and the
+heavy work's), and how long ago did the clock's sweep run (beat sends it every second, the live
+worker runs it).
 
 `/salud/` answers 503 when this process cannot serve (PostgreSQL or Redis down), which a proxy
 or the table page (while it reconnects) reads; the worker and the sweep are reported for a
@@ -52,11 +53,19 @@ def _redis() -> None:
         client.close()
 
 
-def _worker() -> dict[str, Any]:
-    replies = current_app.control.ping(timeout=1.0, limit=1)
-    if not replies:
-        raise ConnectionError("no Celery worker answered within 1 s")
-    return {"workers": [name for reply in replies for name in reply]}
+def _worker(role: str) -> Any:
+    """A worker of `role` (`musweb.worker`: its hostname is `ROLE@host`, or `live+heavy@host`
+    for one doing both) answers a ping; only those whose hostname matches are asked."""
+
+    def check() -> dict[str, Any]:
+        replies = current_app.control.ping(
+            timeout=1.0, limit=1, pattern=f"*{role}*@*", matcher="glob"
+        )
+        if not replies:
+            raise ConnectionError(f"no Celery worker of the {role} queue answered within 1 s")
+        return {"workers": [name for reply in replies for name in reply]}
+
+    return check
 
 
 def _beat() -> dict[str, Any]:
@@ -74,9 +83,11 @@ def report(*, workers: bool = True) -> dict[str, Any]:
     when everything is. The worker is asked only with Redis up (and `workers`)."""
     result: dict[str, Any] = {"postgres": _timed(_postgres), "redis": _timed(_redis)}
     down = {"ok": False, "error": "not checked: Redis is down"}
-    result["worker"] = _timed(_worker) if workers and result["redis"]["ok"] else down
-    if not workers:
-        result["worker"] = {"ok": None, "error": "not checked"}
+    # The live game's worker (the clock, bots, the lobby) and the heavy work's (analyses).
+    for name, role in (("worker", "live"), ("heavy_worker", "heavy")):
+        result[name] = _timed(_worker(role)) if workers and result["redis"]["ok"] else down
+        if not workers:
+            result[name] = {"ok": None, "error": "not checked"}
     result["beat"] = (
         _timed(_beat)
         if result["postgres"]["ok"]

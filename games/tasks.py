@@ -21,6 +21,7 @@ from .services import (
     play_bot_turn,
     play_defaults,
     queue,
+    queue_limits,
     reap_silent_processes,
 )
 from .services.turns import BOT_TURN_TASK
@@ -56,6 +57,7 @@ def sweep_deadlines() -> int:
     for table_id in abandoned[:SWEEP_BATCH]:
         done += int(cancel_if_abandoned(table_id))
     done += free_away_seats() + close_stale_rematches() + queue.sweep() + invitations.expire()
+    queue_limits.flush_sizes()  # (queue sizes held back: messages, not changes, not counted)
     return done
 
 

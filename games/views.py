@@ -21,7 +21,7 @@ from accounts import names
 
 from . import hooks, quick_views, services
 from .models import DEFAULT_BOT_LEVEL, Abandonment, BotLevel, Mode, Seat, Table
-from .services import chat, fairplay, kicks, presence
+from .services import chat, fairplay, kicks, player_live, presence
 from .services import lobby as lobby_service
 from .services.abandonment import suspension_message
 from .templatetags.cards import CARD_CODES, card_name
@@ -173,7 +173,7 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
 
 
 def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
-    state = services.state_for(table, request.user)
+    state = player_live.table_page_state(table, request.user)
     people = {row["seat"]: row["user_id"] for row in services.seat_rows(table) if not row["is_bot"]}
     labels = hooks.ratings((user_id, table.mode) for user_id in people.values())
     context = {

@@ -161,7 +161,18 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Two queues, each with its own worker processes (scripts/run.sh, docs/deploy.md): the live game
+# (the clock's sweep, bot turns, the lobby, ratings, tournaments) on CELERY_QUEUE, and heavy work
+# (hand analyses, ladder recomputes) on its own, so a clock never waits behind an analysis: 14 of
+# them on one worker once stopped every clock on the site for half a minute.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "musweb")
+MUS_HEAVY_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-heavy"
+#: The worker roles (`python -m musweb.worker ROLE`) and the queue each consumes.
+MUS_WORKER_QUEUES = {"live": CELERY_TASK_DEFAULT_QUEUE, "heavy": MUS_HEAVY_QUEUE}
+CELERY_TASK_ROUTES = {
+    "rankings.analyse_game": {"queue": MUS_HEAVY_QUEUE},
+    "rankings.recompute_ratings": {"queue": MUS_HEAVY_QUEUE},
+}
 CELERY_TIMEZONE = "UTC"
 # Notes in the database when it cannot send a task (Redis down): games.services.clockwork.
 CELERY_BEAT_SCHEDULER = "musweb.celery:Scheduler"
@@ -193,6 +204,12 @@ MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
 MUS_TOURNAMENT_ROUND_MINUTES = env_int("MUS_TOURNAMENT_ROUND_MINUTES", 45, minimum=1)
 # Database connections of each daphne process for moves on the event loop (services.act_async).
 MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
+# Quick play: a player joins the queue at most MUS_QUEUE_JOINS times in MUS_QUEUE_JOINS_SECONDS
+# (each join takes the queue's lock and tells every waiting player), and the waiting are told
+# its size at most once per MUS_QUEUE_SIZE_SECONDS (0: at every change).
+MUS_QUEUE_JOINS = env_int("MUS_QUEUE_JOINS", 10, minimum=1)
+MUS_QUEUE_JOINS_SECONDS = env_int("MUS_QUEUE_JOINS_SECONDS", 60, minimum=1)
+MUS_QUEUE_SIZE_SECONDS = env_int("MUS_QUEUE_SIZE_SECONDS", 1, minimum=0)
 # Hand analysis of finished games (rankings.analysis): each player may have this many analyses
 # queued or running at once, and ask for this many new ones an hour (an analysis already made is
 # shown to everybody without counting). One pending or running that has not moved for
@@ -200,6 +217,9 @@ MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
 MUS_ANALYSES_RUNNING_PER_PLAYER = env_int("MUS_ANALYSES_RUNNING_PER_PLAYER", 1, minimum=1)
 MUS_ANALYSES_PER_HOUR = env_int("MUS_ANALYSES_PER_HOUR", 10, minimum=1)
 MUS_ANALYSIS_STALE_SECONDS = env_int("MUS_ANALYSIS_STALE_SECONDS", 600, minimum=10)
+# Analyses queued or running at once on the whole site: beyond it a request is refused with a
+# word to come back in a few minutes (the heavy worker runs them one by one per process).
+MUS_ANALYSES_IN_FLIGHT = env_int("MUS_ANALYSES_IN_FLIGHT", 6, minimum=1)
 # Deals the estimator draws per decision (more: steadier figures, slower analyses); 0: the
 # estimator's own default (docs/engine.md).
 MUS_ANALYSIS_SAMPLES = env_int("MUS_ANALYSIS_SAMPLES", 0, minimum=0)

@@ -11,7 +11,10 @@ Rules (docs/protocol.md, «Hand analysis»):
 - whoever may see the game's page may see its analysis; only a logged-in player may ask for one;
 - per player, `MUS_ANALYSES_RUNNING_PER_PLAYER` (1) queued or running at once and
   `MUS_ANALYSES_PER_HOUR` (10) new ones an hour; an analysis already made or under way costs
-  nothing to look at.
+  nothing to look at;
+- on the whole site, `MUS_ANALYSES_IN_FLIGHT` (6) queued or running at once: beyond it the
+  request is refused (`analysis_busy`), to be asked again in a few minutes. They run on the
+  heavy work's queue and worker, never the live game's (docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 
 from celery import current_app
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -47,6 +50,10 @@ ANALYSE_TASK = "rankings.analyse_game"
 PROGRESS_EVERY_SECONDS = 0.5
 
 LIVE = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
+
+# The transaction-level advisory lock under which an analysis is counted and queued (an
+# arbitrary constant, not games.services.queue's).
+_LOCK_KEY = 7_318_205
 
 
 def _stale_before() -> Any:
@@ -85,8 +92,8 @@ def request_analysis(user: User, table: Table) -> GameAnalysis:
 
     Refusals (`ServiceError`): `login` (not logged in), `not_finished`, `cancelled`,
     `no_record`, `analysis_running` (the player's limit of analyses under way),
-    `analysis_rate` (the player's limit per hour). Whoever may see the game may ask (the
-    views check that first, as for the game page).
+    `analysis_busy` (the site's), `analysis_rate` (the player's limit per hour). Whoever may
+    see the game may ask (the views check that first, as for the game page).
     """
     if not user.is_authenticated:
         raise ServiceError("login", _("Entra con tu cuenta para pedir un análisis."))
@@ -97,23 +104,6 @@ def request_analysis(user: User, table: Table) -> GameAnalysis:
         or (existing.status in LIVE and not is_stale(existing))
     ):
         return existing  # made, or being made: nothing to count
-    running = (
-        GameAnalysis.objects.filter(
-            requested_by=user, status__in=LIVE, updated_at__gte=_stale_before()
-        )
-        .exclude(table=table)
-        .count()
-    )
-    if running >= settings.MUS_ANALYSES_RUNNING_PER_PLAYER:
-        raise ServiceError(
-            "analysis_running",
-            _("Ya tienes un análisis en marcha: espera a que termine antes de pedir otro."),
-        )
-    if not within_rate("analysis", user.pk, settings.MUS_ANALYSES_PER_HOUR, 3600):
-        raise ServiceError(
-            "analysis_rate",
-            _("Has pedido demasiados análisis en la última hora. Prueba un poco más tarde."),
-        )
     fields = {
         "status": GameAnalysis.Status.PENDING,
         "requested_by": user,
@@ -124,6 +114,10 @@ def request_analysis(user: User, table: Table) -> GameAnalysis:
         "finished_at": None,
     }
     with transaction.atomic():
+        # Counted and queued under one lock: requests sent at once cannot all pass the count.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        _check_limits(user, table)
         item, created = GameAnalysis.objects.select_for_update().get_or_create(
             table=table, defaults=fields
         )
@@ -138,6 +132,32 @@ def request_analysis(user: User, table: Table) -> GameAnalysis:
             item.save()
         transaction.on_commit(lambda: current_app.send_task(ANALYSE_TASK, args=[table.pk]))
     return item
+
+
+def _check_limits(user: User, table: Table) -> None:
+    """The player's analyses under way, the site's, then the player's hour (counted last: a
+    refusal for the others costs nothing)."""
+    live = GameAnalysis.objects.filter(status__in=LIVE, updated_at__gte=_stale_before()).exclude(
+        table=table
+    )
+    if live.filter(requested_by=user).count() >= settings.MUS_ANALYSES_RUNNING_PER_PLAYER:
+        raise ServiceError(
+            "analysis_running",
+            _("Ya tienes un análisis en marcha: espera a que termine antes de pedir otro."),
+        )
+    if live.count() >= settings.MUS_ANALYSES_IN_FLIGHT:
+        raise ServiceError(
+            "analysis_busy",
+            _(
+                "Ahora mismo se están analizando muchas partidas. Vuelve a pedirlo dentro de "
+                "unos minutos."
+            ),
+        )
+    if not within_rate("analysis", user.pk, settings.MUS_ANALYSES_PER_HOUR, 3600):
+        raise ServiceError(
+            "analysis_rate",
+            _("Has pedido demasiados análisis en la última hora. Prueba un poco más tarde."),
+        )
 
 
 def run_analysis(table_id: int) -> bool:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole site on one machine: daphne (HTTP + WebSockets), a Celery worker and Celery beat.
+# The whole site on one machine: daphne (HTTP + WebSockets), the Celery workers (the live game's
+# and the heavy work's) and Celery beat.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${PORT:-8000}"
@@ -15,8 +16,14 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-.venv/bin/celery -A musweb worker --loglevel=INFO --concurrency="${CELERY_CONCURRENCY:-2}" \
-  --hostname="musweb-worker@%h" >run/celery-worker.log 2>&1 &
+# Two workers (docs/deploy.md, «Queues and workers»): the live game's (the clock, bots, the
+# lobby, tournaments) and the heavy work's (hand analyses, ladder recomputes), which runs niced:
+# a flood of analyses neither holds up a clock nor takes the CPU from one.
+.venv/bin/python -m musweb.worker live --loglevel=INFO \
+  --concurrency="${CELERY_CONCURRENCY:-2}" >run/celery-worker.log 2>&1 &
+pids+=($!)
+nice -n 10 .venv/bin/python -m musweb.worker heavy --loglevel=INFO \
+  --concurrency="${CELERY_HEAVY_CONCURRENCY:-1}" >run/celery-heavy.log 2>&1 &
 pids+=($!)
 .venv/bin/celery -A musweb beat --loglevel=INFO --schedule=run/celerybeat-schedule \
   >run/celery-beat.log 2>&1 &

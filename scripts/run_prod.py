@@ -1,5 +1,6 @@
 """The production topology on one machine (`make run-prod`, docs/deploy.md): nginx in front of
-DAPHNE_PROCESSES daphne processes, a Celery worker and Celery beat, with DEBUG off.
+DAPHNE_PROCESSES daphne processes, the Celery workers (the live game's and the heavy work's) and
+Celery beat, with DEBUG off.
 
     python scripts/run_prod.py                 start everything, until Ctrl-C or SIGTERM
     python scripts/run_prod.py nginx-site ...  print the nginx site for a proxy machine
@@ -12,7 +13,8 @@ generated secret key go to RUN_DIR (run/prod).
 
 Environment (besides the site's own, README «Configuration»): PORT (nginx, 8000),
 DAPHNE_PROCESSES (2), DAPHNE_PORT (the first daphne's port, PORT+1), DAPHNE_BIND (127.0.0.1),
-CELERY_CONCURRENCY (2), RUN_DIR, RESTART_SECONDS (2), NGINX (the nginx binary).
+CELERY_CONCURRENCY (the live worker's processes, 2), CELERY_HEAVY_CONCURRENCY (the heavy
+worker's, 1), RUN_DIR, RESTART_SECONDS (2), NGINX (the nginx binary).
 """
 
 from __future__ import annotations
@@ -261,17 +263,35 @@ def run() -> int:
         return run_dir / f"{name}.pid"
 
     celery = [PYTHON, "-m", "celery", "-A", "musweb"]
+    # The live game's worker and the heavy work's, niced (docs/deploy.md, «Queues and workers»).
     worker = Child(
         "celery-worker",
         [
-            *celery,
-            "worker",
+            PYTHON,
+            "-m",
+            "musweb.worker",
+            "live",
             "--loglevel=INFO",
-            "--hostname=musweb-worker@%h",
             f"--concurrency={os.environ.get('CELERY_CONCURRENCY', '2')}",
         ],
         log("celery-worker"),
         pid("celery-worker"),
+    )
+    heavy = Child(
+        "celery-heavy",
+        [
+            "nice",
+            "-n",
+            "10",
+            PYTHON,
+            "-m",
+            "musweb.worker",
+            "heavy",
+            "--loglevel=INFO",
+            f"--concurrency={os.environ.get('CELERY_HEAVY_CONCURRENCY', '1')}",
+        ],
+        log("celery-heavy"),
+        pid("celery-heavy"),
     )
     beat = Child(
         "celery-beat",
@@ -311,7 +331,7 @@ def run() -> int:
         log("nginx"),
         pid("nginx"),
     )
-    children = [worker, beat, *daphnes, proxy]
+    children = [worker, heavy, beat, *daphnes, proxy]
 
     stopping = False
 
@@ -322,14 +342,14 @@ def run() -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        for child in [worker, beat, *daphnes]:
+        for child in [worker, heavy, beat, *daphnes]:
             child.start()
         for child, upstream in zip(daphnes, upstreams, strict=True):
             wait_for_http(f"http://{upstream}/", child)
         proxy.start()
         wait_for_http(f"http://127.0.0.1:{port}/", proxy, timeout=15)
-        say(f"nginx on :{port} in front of daphne on {', '.join(upstreams)}; a Celery worker")
-        say(f"  and beat; DEBUG off. Logs and pid files in {run_dir}")
+        say(f"nginx on :{port} in front of daphne on {', '.join(upstreams)}; the Celery")
+        say(f"  workers (live, heavy) and beat; DEBUG off. Logs and pid files in {run_dir}")
         print(
             f"Barajamos (production topology): http://127.0.0.1:{port}/  (Ctrl-C stops it)",
             flush=True,
@@ -355,7 +375,7 @@ def run() -> int:
     finally:
         say("stopping")
         # nginx first (no new connections), then the daphne processes, then Celery.
-        for group in ([proxy], daphnes, [beat, worker]):
+        for group in ([proxy], daphnes, [beat, worker, heavy]):
             for child in group:
                 child.stop()
             for child in group:

@@ -176,11 +176,15 @@ class Worker:
 
 
 @contextmanager
-def celery_worker(*, beat: bool = False, **env: str) -> Iterator[Worker]:
-    """A real worker; with `beat`, also the periodic tasks (the turn clock's sweep)."""
+def celery_worker(
+    *, beat: bool = False, role: str = "live,heavy", nice: int = 0, **env: str
+) -> Iterator[Worker]:
+    """A real worker (`musweb.worker`) of `role`: by default one that consumes both queues, the
+    live game's and the heavy work's; with `beat`, also the periodic tasks (the clock's sweep);
+    `nice`, run niced by that much (as scripts/run.sh runs the heavy worker)."""
     _require_slow("a Celery worker")
     ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / "celery-worker.log"
+    log = ARTIFACTS / f"celery-worker-{role.replace(',', '+')}.log"
     # Each worker its own beat schedule file: a file left by an earlier worker (stopped mid-write,
     # or with other last-run times) must not change when this one's sweeps run.
     schedule_file = ARTIFACTS / f"celerybeat-schedule-{free_port()}"
@@ -188,12 +192,11 @@ def celery_worker(*, beat: bool = False, **env: str) -> Iterator[Worker]:
     with log.open("w") as out:
         proc = subprocess.Popen(
             [
+                *(["nice", "-n", str(nice)] if nice else []),
                 sys.executable,
                 "-m",
-                "celery",
-                "-A",
-                "musweb",
-                "worker",
+                "musweb.worker",
+                role,
                 "--pool=solo",
                 "--loglevel=INFO",
                 "--without-gossip",

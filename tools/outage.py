@@ -210,10 +210,8 @@ def site(env: dict[str, str], port: int, base: Path) -> Iterator[list[subprocess
         "celery": [
             sys.executable,
             "-m",
-            "celery",
-            "-A",
-            "musweb",
-            "worker",
+            "musweb.worker",
+            "live,heavy",  # one worker for both queues (docs/deploy.md)
             "--beat",
             "--pool=solo",
             "--loglevel=INFO",

@@ -1,5 +1,6 @@
 """The player socket's side of the service layer (`/ws/jugador/`, `games.player_consumer`): what
-a page gets when it opens, and the queue page holding its player's place in quick play."""
+a page gets when it opens (and a quick play table's page, its state), and the queue page holding
+its player's place in quick play."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.utils.translation import override
 from ..models import Mode, QueuedPlayer, Table
 from . import connections, invitations, presence, queue
 from .live import in_worker, keep_beating
+from .state import state_for
 from .storage import live_seat_of
 
 
@@ -29,6 +31,18 @@ class Welcome:
 
 def _iso(moment: Any) -> str:
     return moment.isoformat().replace("+00:00", "Z")
+
+
+def table_page_state(table: Table, user: Any) -> dict[str, Any]:
+    """The state the table's page carries (`/mesas/<id>/`): `state_for`, but without the cards
+    (and actions) of a player quick play seated who has not come to the table yet; the first
+    state of their table's socket brings them. Until they come, «Cancelar» is only a dodge
+    (`queue.dodge`): with the hand on the page, a player could read it and dodge a bad one."""
+    state = state_for(table, user)
+    you = state.get("you")
+    if you and you["cards"] and queue.not_come_yet(table, user):
+        state = {**state, "you": {**you, "cards": [], "legal": []}}
+    return state
 
 
 def queue_state(user: Any) -> dict[str, Any]:

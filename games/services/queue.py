@@ -53,7 +53,9 @@ from ..models import (
 from . import abandonment, bots, play, tables
 from .errors import ServiceError
 from .groups import batched
-from .notify import tell, tell_queue
+from .notify import tell
+from .queue_limits import check_join_rate, size_changed
+from .queue_limits import waiting as waiting  # (how many wait: told with the queue's size)
 from .storage import live_seat_of
 
 log = logging.getLogger(__name__)
@@ -158,6 +160,8 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         raise ServiceError("self", _("No puedes ser tu propia pareja."))
     for player in players:
         check_may_queue(player)
+    if partner is None:  # (a pair comes by an invitation, limited on its own)
+        check_join_rate(user)  # before the lock: a burst never gets to wait for it
     now = timezone.now()
     with transaction.atomic():
         _lock()
@@ -188,7 +192,7 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
             raise ServiceError("already_queued", _("Ya estás en la cola.")) from None
         for player in players:
             _recount(player.pk, now)
-        _status_changed(mode)
+        size_changed(mode)
         seated = match_locked(now)
     return seated.get(user.pk)
 
@@ -216,21 +220,12 @@ def _remove(entry: QueueEntry, reason: Any, skip: set[int] | frozenset[int] = fr
     """Take `entry` out of the queue (locked); its players but `skip` are told `reason`."""
     users = list(User.objects.filter(queued__entry=entry))
     entry.delete()
-    _status_changed(entry.mode)
+    size_changed(entry.mode)
     if reason is None:
         return
     for user in users:
         if user.pk not in skip:
             tell(user, {"type": "left", "code": "left"}, reason)
-
-
-def _status_changed(mode: str) -> None:
-    tell_queue(mode, {"type": "queue_size", "mode": mode, "waiting": waiting(mode)})
-
-
-def waiting(mode: str) -> int:
-    """How many players wait for a table of `mode`."""
-    return QueuedPlayer.objects.filter(entry__mode=mode).count()
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,7 +383,7 @@ def _seat(found: matchmaking.Match, mode: str, rng: Any) -> Table | None:
             tell(users[pk], {"type": "left", "code": error.code}, error.message)
         return None
     QueueEntry.objects.filter(pk__in=found.entries).delete()
-    _status_changed(mode)
+    size_changed(mode)
     url = reverse("games:table", args=[table.pk])
     for pk in found.seats:
         tell(users[pk], {"type": "matched", "table": table.pk, "url": url})
@@ -414,7 +409,7 @@ def complete_with_bots(user: User, rng: Any = None) -> Table:
             )
         players = sorted(User.objects.filter(queued__entry=entry), key=lambda u: u.pk != user.pk)
         entry.delete()
-        _status_changed(entry.mode)
+        size_changed(entry.mode)
         table = bots.start_with_bots(players, entry.mode, rng)
         url = reverse("games:table", args=[table.pk])
         for player in players:
@@ -433,6 +428,11 @@ def _absent_seats(now: datetime, table_id: int | None = None) -> Any:
         arrived=False,
     )
     return seats if table_id is None else seats.filter(table_id=table_id)
+
+
+def not_come_yet(table: Table, user: Any) -> bool:
+    """Quick play seated `user` at `table` and they have not come to it («Cancelar»: a dodge)."""
+    return table.quick and _absent_seats(timezone.now(), table.pk).filter(user=user.pk).exists()
 
 
 def dodge(user: User) -> bool:

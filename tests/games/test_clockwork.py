@@ -198,5 +198,7 @@ def test_the_health_command_prints_the_same_and_fails_when_something_is_down() -
     out = StringIO()
     with pytest.raises(SystemExit):
         call_command("health", stdout=out)
-    assert "postgres  ok" in out.getvalue() and "beat      FAIL" in out.getvalue()
+    assert "postgres     ok" in out.getvalue() and "beat         FAIL" in out.getvalue()
+    # No worker in this test: neither the live game's nor the heavy work's answers.
+    assert "worker       FAIL" in out.getvalue() and "heavy_worker FAIL" in out.getvalue()
     assert health.report(workers=False)["serving"]

@@ -3,7 +3,9 @@ the player's place in quick play. Real consumers, the real channel layer (Redis)
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -17,7 +19,7 @@ from accounts.models import User
 from accounts.names import isolate
 from games import services
 from games.models import QueuedPlayer, QueueSocket
-from games.services import invitations, queue
+from games.services import invitations, queue, queue_limits
 from games.socket_codes import CLOSE_NOT_LOGGED_IN
 from musweb.asgi import application
 from tests.factories import UserFactory, login, session_cookie, started_table
@@ -149,7 +151,8 @@ async def test_the_queue_page_of_a_player_not_queued_says_so() -> None:
     await comm.disconnect()
 
 
-async def test_the_waiting_see_the_queue_grow_and_are_sent_to_their_table() -> None:
+async def test_the_waiting_see_the_queue_grow_and_are_sent_to_their_table(settings: Any) -> None:
+    settings.MUS_QUEUE_SIZE_SECONDS = 0  # every change told at once (coalescing: below)
     people = await players(4)
     pages = []
     for p in people[:3]:
@@ -165,6 +168,43 @@ async def test_the_waiting_see_the_queue_grow_and_are_sent_to_their_table() -> N
     for comm in pages:
         matched = await next_of(comm, "matched")
         assert matched == {"type": "matched", "table": table.pk, "url": f"/mesas/{table.pk}/"}
+        await comm.disconnect()
+
+
+async def test_a_burst_of_joins_and_leaves_tells_the_waiting_a_few_sizes_the_last_one_right(
+    settings: Any,
+) -> None:
+    settings.MUS_QUEUE_SIZE_SECONDS = 1
+    settings.MUS_QUEUE_JOINS = 100
+    *waiting, restless = await players(3)
+    pages = []
+    for p in waiting:
+        await database_sync_to_async(queue.join)(p, MODE)
+        comm = await opened(p, queue_page=True)
+        await next_of(comm, "queue")
+        pages.append(comm)
+    await asyncio.sleep(1.1)  # whatever the arrivals sent is over
+    for comm in pages:
+        while not await comm.receive_nothing(timeout=0.2):
+            await comm.receive_output()
+    # 20 joins and 19 leaves in a burst: every one a change of the queue.
+    started = time.monotonic()
+    for _ in range(19):
+        await database_sync_to_async(queue.join)(restless, MODE)
+        await database_sync_to_async(queue.leave)(restless)
+    await database_sync_to_async(queue.join)(restless, MODE)
+    burst = time.monotonic() - started
+    await asyncio.sleep(1.1)
+    assert await database_sync_to_async(queue_limits.flush_sizes)() == 1  # the clock's sweep
+    for comm in pages:
+        sizes = []
+        while not await comm.receive_nothing(timeout=0.3):
+            message = json.loads((await comm.receive_output())["text"])
+            if message["type"] == "queue_size":
+                sizes.append(message["waiting"])
+        # One a second at most, and the one the sweep sends after: not one per change.
+        assert 1 <= len(sizes) <= burst + 2, (sizes, burst)
+        assert sizes[-1] == 3  # the restless one ended in the queue
         await comm.disconnect()
 
 

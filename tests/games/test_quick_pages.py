@@ -3,18 +3,20 @@ and the friends the lobby shows."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts import relations
 from accounts.models import User
 from games import services
 from games.models import QueueDodge, QueuedPlayer, QueueEntry, Table
 from games.services import presence, queue
-from tests.factories import UserFactory, login
+from tests.factories import UserFactory, login, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -199,3 +201,70 @@ def test_the_friends_and_the_partners_names_are_isolated(people: list[User]) -> 
     assert_isolated(login(me).get("/", HTTP_HX_REQUEST="true").content.decode(), "ليلى")
     queue.join(me, "4-reyes", partner=friend)
     assert_isolated(login(me).get("/jugar/").content.decode(), "ليلى")
+
+
+def test_joining_the_queue_over_and_over_is_refused_after_the_limit(
+    people: list[User], settings: Any
+) -> None:
+    settings.MUS_QUEUE_JOINS = 10
+    queue.join(people[1], "4-reyes")  # somebody waiting meanwhile
+    client = login(people[0])
+    for _ in range(10):
+        assert client.post("/jugar/", {"mode": "4-reyes"})["Location"] == "/jugar/"
+        assert client.post("/jugar/salir/")["Location"] == "/"
+    response = client.post("/jugar/", {"mode": "4-reyes"}, follow=True)
+    assert response.redirect_chain[-1][0] == "/"
+    assert (
+        "Has entrado en la cola demasiadas veces seguidas: espera un poco antes de volver a "
+        "entrar." in response.content.decode()
+    )
+    assert list(QueuedPlayer.objects.values_list("user_id", flat=True)) == [people[1].pk]
+    assert QueueEntry.objects.count() == 1
+    # In English too; and another player is not limited by this one's joins.
+    with pytest.raises(services.ServiceError) as refused:
+        queue.join(people[0], "4-reyes")
+    assert refused.value.code == "queue_rate"
+    with translation.override("en"):
+        assert str(refused.value.message) == (
+            "You have joined the queue too many times in a row: wait a little before joining again."
+        )
+    assert login(people[2]).post("/jugar/", {"mode": "4-reyes"})["Location"] == "/jugar/"
+    # A pair from an accepted invitation is not counted (invitations have their own limits):
+    # they make the fourth and fifth, and a table.
+    assert queue.join(people[0], "4-reyes", partner=people[3]) is not None
+
+
+def page_state(client: Client, table: Table) -> dict[str, Any]:
+    """The `state` the table's page carries (its `table-state` script)."""
+    page = client.get(f"/mesas/{table.pk}/").content.decode()
+    start = page.index('<script id="table-state" type="application/json">')
+    text = page[page.index(">", start) + 1 : page.index("</script>", start)]
+    return json.loads(text)
+
+
+def test_a_matched_player_sees_no_card_of_theirs_on_the_page_until_they_come_to_the_table(
+    people: list[User],
+) -> None:
+    table = None
+    for p in people[:4]:
+        table = queue.join(p, "4-reyes")
+    assert table is not None
+    me = people[0]
+    dealt = services.state_for(table, me)["you"]["cards"]
+    assert len(dealt) == 4
+    client = login(me)
+    # Matched, not come yet: «Cancelar» would be a dodge, so the page shows no hand to dodge.
+    you = page_state(client, table)["you"]
+    assert you["cards"] == [] and you["legal"] == []
+    # Their table's socket comes: from then on the page has them too (leaving now is
+    # abandoning a game, not a dodge).
+    services.socket_opened(table.pk, me.pk, "mesa-de-prueba")
+    assert page_state(client, table)["you"]["cards"] == dealt
+    services.socket_closed("mesa-de-prueba")
+    assert page_state(client, table)["you"]["cards"] == dealt
+    assert queue.cancel(me) is False  # no dodge any more
+    # A table made by hand is not quick play's: its page always shows the hand.
+    others = UserFactory("h").many(4)
+    other = started_table(others)
+    cards = services.state_for(other, others[0])["you"]["cards"]
+    assert page_state(login(others[0]), other)["you"]["cards"] == cards

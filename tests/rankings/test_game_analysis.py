@@ -11,7 +11,7 @@ from unittest import mock
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.models import User
 from games import services
@@ -245,3 +245,27 @@ def test_a_failed_analysis_says_so_and_may_be_asked_for_again(
     page = login(four_players[0]).get(f"/partidas/{table.pk}/").content.decode()
     assert "El análisis de esta partida falló" in page
     assert analysis.request_analysis(four_players[0], table).status == "pendiente"
+
+
+@pytest.mark.django_db
+def test_the_site_analyses_at_most_so_many_games_at_once_and_says_so(
+    four_players: list[User], sent: list[list[Any]], settings: Any
+) -> None:
+    settings.MUS_ANALYSES_IN_FLIGHT = 2
+    games = [short_game(four_players) for _ in range(4)]
+    for player, table in zip(four_players[:2], games, strict=False):
+        analysis.request_analysis(player, table)
+    response = ask(login(four_players[2]), games[2])
+    assert "Ahora mismo se están analizando muchas partidas" in response.content.decode()
+    assert not GameAnalysis.objects.filter(table=games[2]).exists()
+    with pytest.raises(services.ServiceError) as refused:
+        analysis.request_analysis(four_players[3], games[3])
+    assert refused.value.code == "analysis_busy"
+    with translation.override("en"):
+        assert str(refused.value.message) == (
+            "Many games are being analysed right now. Ask again in a few minutes."
+        )
+    # One done frees a place; asking for one under way still costs nothing.
+    tasks.analyse_game(games[0].pk)
+    assert analysis.request_analysis(four_players[3], games[3]).status == "pendiente"
+    assert analysis.request_analysis(four_players[2], games[1]).status == "pendiente"

@@ -13,7 +13,7 @@ from games.health import report
 
 
 class Command(BaseCommand):
-    help = "Check PostgreSQL, Redis, a Celery worker and beat's sweep, as /salud/ does."
+    help = "Check PostgreSQL, Redis, both Celery workers and beat's sweep, as /salud/ does."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="print the JSON of /salud/")
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(data, indent=2))
         else:
-            for name in ("postgres", "redis", "worker", "beat"):
+            for name in ("postgres", "redis", "worker", "heavy_worker", "beat"):
                 check = data[name]
                 if check["ok"]:
                     details = [f"{check['ms']} ms"]
@@ -31,9 +31,9 @@ class Command(BaseCommand):
                         details.append(f"last sweep {check['last_sweep_seconds']} s ago")
                     if "workers" in check:
                         details.append(", ".join(check["workers"]))
-                    self.stdout.write(f"{name:9} ok    {'; '.join(details)}")
+                    self.stdout.write(f"{name:12} ok    {'; '.join(details)}")
                 else:
-                    self.stdout.write(f"{name:9} FAIL  {check['error']}")
+                    self.stdout.write(f"{name:12} FAIL  {check['error']}")
             self.stdout.write(
                 "serving: yes" if data["serving"] else "serving: no (PostgreSQL or Redis down)"
             )
