@@ -8,13 +8,13 @@ from typing import Any
 
 from celery import shared_task
 
-from . import analysis, services
+from . import analysis, recompute, services
 
 #: How many of the differences found a recompute lists in its summary (it counts them all).
 DIFFERENCES_SHOWN = 20
 
 
-def summary_line(ladder: services.Ladder, seconds: float) -> str:
+def summary_line(ladder: recompute.Ladder, seconds: float) -> str:
     """What a recompute found, in one line (also `manage.py recompute_ratings`'s first line)."""
     return (
         f"{len(ladder.games)} rated games, {len(ladder.ratings)} player ladders,"
@@ -42,7 +42,7 @@ def recompute_ratings_task() -> dict[str, Any]:
     prints) for a task linked after it: the moderation app writes it into its audit log.
     """
     started = time.perf_counter()
-    ladder, differences = services.recompute(write=True)
+    ladder, differences = recompute.recompute(write=True)
     seconds = time.perf_counter() - started
     lines = [summary_line(ladder, seconds)]
     if differences:

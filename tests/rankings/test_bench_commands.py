@@ -12,7 +12,7 @@ from django.urls import reverse
 from accounts.models import User
 from games import engine
 from games.models import Seat, Table
-from rankings import services
+from rankings import recompute
 from rankings.models import PlayerRating, RatedGame, RatingChange
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +29,7 @@ def test_seeded_games_replay_and_their_ladders_equal_a_recompute(client: Client)
     assert RatingChange.objects.count() == 4 * rated
     assert PlayerRating.objects.filter(games__gt=0).count() > 60
     # The seeded ladders are exactly what rating the games one by one gives.
-    assert services.recompute(write=False)[1] == []
+    assert recompute.recompute(write=False)[1] == []
     # Every kind of seeded game is a real record whose replay is the stored result.
     for table in (
         Table.objects.filter(status=Table.Status.FINISHED)

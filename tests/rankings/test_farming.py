@@ -13,8 +13,7 @@ import pytest
 
 from accounts.models import User
 from games.models import Table
-from rankings import elo, queries
-from rankings import services as rating_services
+from rankings import elo, queries, recompute
 from rankings.models import PlayerRating, RatingChange
 from tests.factories import establish, farm_game, lose_on_purpose, seat_all, start_seated
 
@@ -75,7 +74,7 @@ def test_the_farm_ladder_is_rebuilt_exactly_by_the_recompute(
     rated_on_finish: None,
 ) -> None:
     farm(make_user("booster"), players, django_capture_on_commit_callbacks)
-    _ladder, differences = rating_services.recompute(write=False)
+    _ladder, differences = recompute.recompute(write=False)
     assert differences == []
 
 

@@ -21,9 +21,10 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 # Queries per page for an anonymous visitor. A signed-in one adds the session and the user (2);
 # the history without ?jugador= is then their own (3 more: it is a player's history).
 EXPECTED = {
-    "leaderboard": 1,  # the page of ratings with their players
+    # Without ?modo=, a visitor's ranking opens on the mode whose ladder has most players: + 1.
+    "leaderboard": 2,  # the page of ratings with their players
     "leaderboard_fragment": 1,
-    "leaderboard_search": 2,  # + the ladder places of the players found
+    "leaderboard_search": 3,  # + the ladder places of the players found
     "profile": 8,  # accounts' user + ratings, chart, totals with partner, latest games
     # + the table the player sits at now and their abandonments (games' status lines)
     # + the tournaments they won (tournaments' section)

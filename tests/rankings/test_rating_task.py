@@ -13,7 +13,7 @@ from accounts.models import User
 from games.models import Table
 from rankings import elo
 from rankings.models import PlayerRating, RatedGame, RatingChange
-from rankings.services import bucket_differences
+from rankings.recompute import bucket_differences
 from rankings.tasks import rate_game
 from tests.factories import (
     establish,

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from accounts.models import User
 from games.models import Table
-from rankings import services, tasks
+from rankings import recompute, services, tasks
 from rankings.models import PlayerRating, RatedGame, RatingChange
 from tests.factories import finished_game
 
@@ -47,7 +47,7 @@ def test_recompute_equals_the_incremental_ladder(players: Callable[[int], list[U
     play_season(players(6), 130)
     incremental = snapshot()
     assert max(games for _u, _m, _r, games, *_ in incremental[0]) > 30  # past provisional K
-    ladder, differences = services.recompute(write=False)
+    ladder, differences = recompute.recompute(write=False)
     assert differences == []
     assert len(ladder.changes) == len(incremental[1])
     # Wipe everything and rebuild from the games alone: the same numbers, to the last bit.
@@ -102,7 +102,7 @@ def test_games_whose_task_was_lost_are_rated_by_rate_pending(
     call_command("rate_pending")
     assert services.pending_table_ids() == []
     assert set(RatedGame.objects.values_list("table_id", flat=True)) == {rated.pk, lost.pk}
-    assert services.recompute(write=False)[1] == []
+    assert recompute.recompute(write=False)[1] == []
 
 
 def test_the_beat_task_rates_games_whose_task_was_lost(

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from rankings import services
+from rankings import recompute
 from rankings.tasks import summary_line
 
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, check: bool = False, **options: Any) -> None:
         started = time.perf_counter()
-        ladder, differences = services.recompute(write=not check)
+        ladder, differences = recompute.recompute(write=not check)
         seconds = time.perf_counter() - started
         self.stdout.write(summary_line(ladder, seconds))
         if not differences:
