@@ -13,7 +13,7 @@ from accounts.models import User
 from moderation import actions, tasks
 from moderation.models import ModerationAction
 from musweb.celery import app as celery_app
-from rankings import services as rating_services
+from rankings import recompute as rating_recompute
 from rankings.models import PlayerRating
 from rankings.tasks import recompute_ratings_task
 from tests.factories import finished_game, login, make_user
@@ -111,7 +111,7 @@ def test_a_recompute_that_fails_on_the_worker_is_written_into_its_entry(
     django_capture_on_commit_callbacks: Callable[..., object],
 ) -> None:
     with (
-        mock.patch.object(rating_services, "recompute", side_effect=RuntimeError("disco lleno")),
+        mock.patch.object(rating_recompute, "recompute", side_effect=RuntimeError("disco lleno")),
         django_capture_on_commit_callbacks(execute=True),
     ):
         entry = actions.recompute_ratings(moderator, REASON)
