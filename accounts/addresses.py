@@ -8,6 +8,9 @@ valid for `MUS_EMAIL_CONFIRM_SECONDS`. Confirming moves the address to `User.ema
 the row, so a link works once, and a link for one account's address cannot set another's. The
 old confirmed address stays in force until then. Unconfirmed rows are ignored once expired and
 deleted by beat (`accounts.expire_emails`).
+
+Addresses stored in `User.email` before this rule stay in force: taking them away would leave
+those players no way to recover their password; each may remove theirs on the email page.
 """
 
 from __future__ import annotations
