@@ -202,7 +202,9 @@ def email_settings(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         action = request.POST.get("action")
         link = _confirm_link(request)
-        wait = _("Acabamos de enviarte un correo. Espera un minuto antes de pedir otro.")
+        wait = _(
+            "Acabamos de enviarte un correo. Espera %(seconds)d segundos antes de pedir otro."
+        ) % {"seconds": settings.MUS_EMAIL_RESEND_SECONDS}
         if action == "change" and form.is_valid():
             email = form.cleaned_data["email"]
             if email.lower() == player.email.lower():

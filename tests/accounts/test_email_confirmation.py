@@ -204,6 +204,7 @@ def test_the_confirmation_mail_is_sent_at_most_once_a_minute() -> None:
     client.post(EMAIL_URL, {"action": "change", "email": "uno@example.com"})
     refused = client.post(EMAIL_URL, {"action": "change", "email": "dos@example.com"})
     assert refused.status_code == 429
+    assert "Espera 60 segundos" in refused.content.decode()
     client.post(EMAIL_URL, {"action": "resend"})
     assert [m.to for m in mail.outbox] == [["uno@example.com"]]
     assert PendingEmail.objects.get(user=carmen).email == "uno@example.com"
