@@ -125,7 +125,10 @@ class SignupForm(UserCreationForm):
     email = forms.EmailField(
         label=_("Correo electrónico (opcional)"),
         required=False,
-        help_text=_("Solo lo usamos para que puedas recuperar la contraseña si la olvidas."),
+        help_text=_(
+            "Solo para recuperar la contraseña si la olvidas: te enviaremos un enlace para "
+            "confirmarlo. Sin un correo confirmado no habrá manera de recuperarla."
+        ),
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
 
@@ -240,6 +243,18 @@ class LocalizedPasswordResetForm(PasswordResetForm):
                 to_email,
                 html_email_template_name,
             )
+
+
+class EmailForm(forms.Form):
+    """A new address for the account (`accounts.addresses` confirms it before it is used)."""
+
+    email = forms.EmailField(
+        label=_("Correo electrónico nuevo"),
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    def clean_email(self) -> str:
+        return User.objects.normalize_email(self.cleaned_data["email"])
 
 
 class SettingsForm(forms.ModelForm):

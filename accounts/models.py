@@ -203,3 +203,24 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.blocker_id} ⊘ {self.blocked_id}"
+
+
+class PendingEmail(models.Model):
+    """An address a player gave (at sign-up or in their settings) and has not confirmed yet.
+
+    `User.email` is only ever a confirmed address, the one password resets go to; a new one waits
+    here until the player opens the link mailed to it (`accounts.addresses`), so the old one stays
+    in force meanwhile. One at a time: giving another replaces it (and its link stops working).
+    Unconfirmed, it expires after `MUS_EMAIL_CONFIRM_SECONDS`.
+    """
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="pending_email")
+    email = models.EmailField(_("correo electrónico"))
+    created_at = models.DateTimeField(_("dado el"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("correo sin confirmar")
+        verbose_name_plural = _("correos sin confirmar")
+
+    def __str__(self) -> str:
+        return self.email

@@ -9,6 +9,8 @@ urlpatterns = [
     path("entrar/", views.LoginView.as_view(), name="login"),
     path("salir/", views.LogoutView.as_view(), name="logout"),
     path("ajustes/", views.account_settings, name="settings"),
+    path("correo/", views.email_settings, name="email"),
+    path("correo/confirmar/<str:token>/", views.email_confirm, name="email_confirm"),
     path("contrasena/", views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "contrasena/cambiada/",

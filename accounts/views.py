@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -8,14 +9,15 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from . import names, relations, throttle
+from . import addresses, names, relations, throttle
 from .forms import (
+    EmailForm,
     LocalizedPasswordResetForm,
     LoginForm,
     SettingsForm,
@@ -53,6 +55,20 @@ def _remember_language(response: HttpResponse, language: str) -> None:
     )
 
 
+def _confirm_link(request: HttpRequest) -> Callable[[str], str]:
+    def link(token: str) -> str:
+        return request.build_absolute_uri(reverse("accounts:email_confirm", args=[token]))
+
+    return link
+
+
+def _sent_message(email: str) -> str:
+    return _(
+        "Te hemos enviado un enlace a %(email)s para confirmar el correo. Caduca en %(hours)d "
+        "horas; hasta que lo abras, no te podremos enviar nada a esa dirección."
+    ) % {"email": email, "hours": settings.MUS_EMAIL_CONFIRM_SECONDS // 3600}
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
@@ -64,6 +80,8 @@ def signup(request: HttpRequest) -> HttpResponse:
             context = {"form": form, "next": _safe_next(request)}
             return render(request, "accounts/signup.html", context, status=429)
         user = form.save(commit=False)
+        # The address is used only once confirmed (accounts.addresses): it waits until then.
+        email, user.email = user.email, ""
         # A new account keeps the language the visitor was already browsing in.
         current = translation.get_language()
         if current in dict(settings.LANGUAGES):
@@ -80,6 +98,8 @@ def signup(request: HttpRequest) -> HttpResponse:
                 request,
                 _("Te damos la bienvenida a Barajamos, %(name)s.") % {"name": names.isolate(user)},
             )
+            if email and addresses.propose(user, email, _confirm_link(request)):
+                messages.info(request, _sent_message(email))
             return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
 
@@ -167,6 +187,84 @@ def account_settings(request: HttpRequest) -> HttpResponse:
         _remember_language(response, player.language)
         return response
     return render(request, "accounts/settings.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def email_settings(request: HttpRequest) -> HttpResponse:
+    """The account's confirmed address, the one waiting for confirmation, and a new one.
+
+    POST `action`: `change` (with `email`), `resend`, `cancel` (the pending one) or `remove`
+    (the confirmed one: no password recovery from then on)."""
+    player = User.objects.get(pk=request.user.pk)
+    form = EmailForm(request.POST if request.POST.get("action") == "change" else None)
+    status = 200
+    if request.method == "POST":
+        action = request.POST.get("action")
+        link = _confirm_link(request)
+        wait = _(
+            "Acabamos de enviarte un correo. Espera %(seconds)d segundos antes de pedir otro."
+        ) % {"seconds": settings.MUS_EMAIL_RESEND_SECONDS}
+        if action == "change" and form.is_valid():
+            email = form.cleaned_data["email"]
+            if email.lower() == player.email.lower():
+                addresses.cancel(player)
+                messages.info(request, _("Ese ya es tu correo confirmado."))
+                return redirect("accounts:email")
+            if addresses.propose(player, email, link):
+                messages.success(request, _sent_message(email))
+                return redirect("accounts:email")
+            form.add_error(None, wait)
+            status = 429
+        elif action == "resend":
+            resent = addresses.resend(player, link)
+            if resent is not None:
+                messages.success(request, _sent_message(resent.email))
+            else:
+                messages.error(request, wait)
+            return redirect("accounts:email")
+        elif action == "cancel":
+            addresses.cancel(player)
+            messages.success(request, _("Ya no esperamos la confirmación de ese correo."))
+            return redirect("accounts:email")
+        elif action == "remove" and player.email:
+            player.email = ""
+            player.save(update_fields=["email"])
+            messages.success(
+                request,
+                _(
+                    "Hemos quitado tu correo: si olvidas la contraseña, no habrá manera de recuperarla."
+                ),
+            )
+            return redirect("accounts:email")
+        elif action != "change":
+            return redirect("accounts:email")
+        else:
+            status = 400
+    pending = addresses.pending_of(player)
+    context = {
+        "form": form,
+        "confirmed": player.email,
+        "pending": pending,
+        "pending_expires": addresses.expires_at(pending) if pending else None,
+    }
+    return render(request, "accounts/email.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new address. GET shows what it confirms and a button (a mail
+    scanner that opens links confirms nothing); POST confirms it, once. Nobody is signed in
+    by it."""
+    try:
+        if request.method == "POST":
+            user = addresses.confirm(token)
+            return render(request, "accounts/email_confirmed.html", {"email": user.email})
+        pending = addresses.read(token)
+    except addresses.Refused as refused:
+        context = {"reason": refused.reason.value}
+        return render(request, "accounts/email_confirm.html", context, status=400)
+    return render(request, "accounts/email_confirm.html", {"pending": pending})
 
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:

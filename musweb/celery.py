@@ -39,6 +39,8 @@ def _schedule_sweeps(sender: Celery, **_: object) -> None:
     )
     # A finished game whose rating task was lost is rated within a minute.
     sender.add_periodic_task(60.0, sender.signature("rankings.rate_pending"), name="rate-pending")
+    # Unconfirmed email addresses are forgotten once expired (accounts.addresses).
+    sender.add_periodic_task(3600.0, sender.signature("accounts.expire_emails"), name="emails")
 
 
 class Scheduler(PersistentScheduler):

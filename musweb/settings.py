@@ -269,6 +269,12 @@ MAILERS = {
     }
 }
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Barajamos <no-responder@barajamos.local>")
+# An address a player gives is confirmed by a link before password resets go to it
+# (accounts.addresses): the link and the unconfirmed address expire after
+# MUS_EMAIL_CONFIRM_SECONDS; a player may have the link mailed at most once every
+# MUS_EMAIL_RESEND_SECONDS (nobody's mailbox is flooded through the settings page).
+MUS_EMAIL_CONFIRM_SECONDS = env_int("MUS_EMAIL_CONFIRM_SECONDS", 3 * 24 * 3600, minimum=60)
+MUS_EMAIL_RESEND_SECONDS = env_int("MUS_EMAIL_RESEND_SECONDS", 60, minimum=0)
 
 # Login throttling against password guessing (accounts/throttle.py): a username from an address,
 # and an address across usernames (password spraying).

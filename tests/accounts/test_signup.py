@@ -45,9 +45,11 @@ def test_it_creates_the_account_logs_it_in_and_redirects(client: Client) -> None
     assert client.session[SESSION_KEY] == str(user.pk)
 
 
-def test_it_keeps_the_optional_email_for_password_resets(client: Client) -> None:
+def test_it_keeps_the_optional_email_until_it_is_confirmed(client: Client) -> None:
     signup(client, email="pilar@Example.COM")
-    assert User.objects.get(username="pilar").email == "pilar@example.com"
+    user = User.objects.get(username="pilar")
+    assert user.email == ""  # not used for resets before it is confirmed (test_email_confirmation)
+    assert user.pending_email.email == "pilar@example.com"
 
 
 def test_it_refuses_a_malformed_email(client: Client) -> None:

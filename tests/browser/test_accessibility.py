@@ -74,6 +74,7 @@ def test_no_page_has_an_accessibility_violation(live_site: str, browser: Any, or
         f"/partidas/{data['game']}/",  # the replay at the deal
         f"/partidas/{data['game']}/?mano=1&paso={data['game_steps']}",  # its recuento
         "/cuentas/ajustes/",
+        "/cuentas/correo/",
         f"/mesas/{data['waiting']}/",
         f"/mesas/{data['game']}/",  # the finished table, its result box
         f"/mesas/{data['live']}/",  # watched by somebody not seated
