@@ -62,10 +62,13 @@ def snapshot_key(language: str) -> str:
 
 
 def public_tables(status: str, limit: int) -> list[Table]:
-    """The `limit` newest public tables in `status`, with their host and seated players."""
+    """The `limit` newest public tables in `status`, with their host and seated players. A
+    rematch waiting for its four is nobody else's to sit at: listed once it plays."""
+    tables = Table.objects.filter(status=status, private=False)
+    if status == Table.Status.OPEN:
+        tables = tables.filter(rematch_of__isnull=True)
     return list(
-        Table.objects.filter(status=status, private=False)
-        .select_related("host")
+        tables.select_related("host")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
         .order_by("-created_at")[:limit]
     )
