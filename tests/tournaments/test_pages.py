@@ -273,3 +273,15 @@ def test_the_page_counts_down_to_the_start_at_every_poll() -> None:
     Tournament.objects.filter(pk=tournament.pk).update(starts_at=timezone.now())
     page = Client().get(f"/torneos/{tournament.pk}/").content.decode()
     assert "Empieza en" not in page and "Empezando" in page
+
+
+def test_a_tournament_game_says_so_in_the_players_history() -> None:
+    tournament, pairs = ready_tournament(2, rounds=1, name="Copa de la peña")
+    table = current_matches(tournament)[0].table
+    play_round(tournament)
+    player = pairs[0].first
+    history = login(player).get(f"/partidas/?jugador={player.username}").content.decode()
+    row = history[history.index(f'href="/partidas/{table.pk}/"') :]
+    assert row[: row.index("</li>")].count("Copa de la peña · Ronda 1") == 1
+    profile = Client().get(f"/jugadores/{player.username}/").content.decode()
+    assert "Copa de la peña · Ronda 1" in profile
