@@ -4,7 +4,7 @@ player to their new table), the forms behind each button, and the winners on pro
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -285,3 +285,12 @@ def test_a_tournament_game_says_so_in_the_players_history() -> None:
     assert row[: row.index("</li>")].count("Copa de la peña · Ronda 1") == 1
     profile = Client().get(f"/jugadores/{player.username}/").content.decode()
     assert "Copa de la peña · Ronda 1" in profile
+
+
+def test_english_times_are_24_hour_like_the_dates_beside_them() -> None:
+    starts = timezone.now().replace(hour=13, minute=28, second=0, microsecond=0)  # 14:28 Madrid
+    starts += timedelta(days=1)
+    tournament = make_tournament(starts_at=starts, registration_deadline=starts)
+    page = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/torneos/{tournament.pk}/").content.decode()
+    opens = timezone.localtime(tournament.checkin_opens_at).strftime("%H:%M")
+    assert f"from {opens}" in page and "p.m." not in page and "a.m." not in page
