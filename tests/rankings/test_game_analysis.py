@@ -10,6 +10,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
@@ -299,3 +300,11 @@ def test_the_summary_gives_each_players_average_and_costliest_decision_never_a_s
         assert seat["max_points"] == round(100 * max(costs), 1) <= 100
         assert seat["mean_points"] == round(100 * sum(costs) / len(costs), 1)
         assert f"−{seat['mean_points']}".replace(".", ",") in text
+    # What was said, quoted as each language quotes: «Paso», “Pass”.
+    assert "dijo «" in text
+    four_players[0].language = "en"
+    four_players[0].save(update_fields=["language"])
+    english = login(four_players[0])
+    english.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    text = english.get(f"/partidas/{table.pk}/analisis/", **HX).content.decode()
+    assert "said “" in text and "«" not in text and "»" not in text
