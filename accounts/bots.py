@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.hashers import make_password
@@ -46,6 +47,23 @@ def reads_like_bot(value: str) -> bool:
     «B0T_Koldo», «botnerea»; not «Botella» or «Robot»."""
     words = [w for w in re.split(r"[\W_]+", _plain(names.normalize(value))) if w]
     return any(w == "bot" or w in _GLUED for w in words)
+
+
+def pool_name(display: str) -> str:
+    """The name of the pool a bot's display name is made of: «Bot Nerea» is «Nerea»."""
+    return display.removeprefix(display_name(""))
+
+
+def clashes(display: str, seated: Iterable[str]) -> bool:
+    """Whether a bot called `display` («Bot Maite») would share a name with somebody seated
+    (named as they chose, «Maite», «maite_g», «Maité Ruiz»; or another bot, «Bot Maite»): a
+    «Bot Maite» beside Maite makes the table's log ambiguous."""
+    name = _plain(pool_name(display))
+    for other in seated:
+        words = [w for w in re.split(r"[\W_]+", _plain(names.normalize(other))) if w]
+        if name in words:
+            return True
+    return False
 
 
 def pool(user_model: Any) -> None:

@@ -3,7 +3,7 @@ imports them (layers: engine <- accounts <- games <- rankings <- tournaments <- 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,3 +76,24 @@ def provide_table_links(provider: TableLinks) -> None:
 
 def table_links(table: Any) -> list[TableLink]:
     return [link for provider in _table_links for link in provider(table)]
+
+
+#: table ids -> a short label for each table a higher app ran (a tournament's game: «Torneo de
+#: otoño · Ronda 2»), shown in lists of games; one call (one query) for a whole page of them.
+TableTags = Callable[[Sequence[int]], Mapping[int, TableLink]]
+
+_table_tags: list[TableTags] = []
+
+
+def provide_table_tags(provider: TableTags) -> None:
+    if provider not in _table_tags:
+        _table_tags.append(provider)
+
+
+def table_tags(table_ids: Sequence[int]) -> dict[int, TableLink]:
+    """The labels of the tables among `table_ids` that have one."""
+    tags: dict[int, TableLink] = {}
+    if table_ids:
+        for provider in _table_tags:
+            tags.update(provider(table_ids))
+    return tags

@@ -202,6 +202,9 @@ TABLE: dict[str, Promise] = {
     "bot_name": _("{name} ({level})"),
 }
 
+#: Words quoted in running text: «Paso» in Spanish, “Pass” in English.
+QUOTED: Promise = _("«{quoted}»")
+
 #: The bots' levels by code (games.models.BotLevel), as their names show them.
 BOT_LEVELS: dict[str, Promise] = {level.value: level.label for level in BotLevel}
 

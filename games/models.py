@@ -82,7 +82,10 @@ class Table(models.Model):
 
     mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
     host = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="hosted_tables",
+        verbose_name=_("anfitrión"),
     )
     private = models.BooleanField(_("privada"), default=False)
     rated = models.BooleanField(_("puntúa para el ranking"), default=True)
@@ -93,7 +96,9 @@ class Table(models.Model):
     )
     # Made by quick play for players from its queue (games.services.queue).
     quick = models.BooleanField(_("partida rápida"), default=False)
-    invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    invite_token = models.CharField(
+        _("enlace de invitación"), max_length=32, unique=True, default=new_invite_token
+    )
     # The turn clock of this table when it is not the site's (`MUS_TURN_SECONDS`): a tournament
     # chooses its own (`services.moves.turn_seconds`).
     turn_seconds = models.PositiveSmallIntegerField(_("segundos por turno"), null=True, blank=True)
@@ -103,16 +108,16 @@ class Table(models.Model):
     # The engine's phase (blank before the deal), kept beside the record so lists never need to
     # replay a game. What a browser is told is `public_phase`, which also covers the table status.
     phase = models.CharField(_("fase"), max_length=10, blank=True, default="")
-    version = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(_("versión"), default=0)
     # Version at which the current step of the hand began (a discard round, a vote...): actions
     # sent against any version since then are still meaningful (see services.act).
-    step_version = models.PositiveIntegerField(default=0)
-    record = models.JSONField(null=True, blank=True)
+    step_version = models.PositiveIntegerField(_("versión del paso"), default=0)
+    record = models.JSONField(_("registro"), null=True, blank=True)
     # At the recuento: the seats whose players pressed «Seguir» (RULES.md §8.2).
-    ready_seats = models.JSONField(default=list, blank=True)
-    scores = models.JSONField(default=list, blank=True)
-    winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
-    ended_by = models.CharField(max_length=10, blank=True)
+    ready_seats = models.JSONField(_("asientos listos"), default=list, blank=True)
+    scores = models.JSONField(_("marcador"), default=list, blank=True)
+    winner_team = models.PositiveSmallIntegerField(_("pareja ganadora"), null=True, blank=True)
+    ended_by = models.CharField(_("terminada por"), max_length=10, blank=True)
     cancel_reason = models.CharField(
         _("motivo de la cancelación"), max_length=10, choices=CancelReason.choices, blank=True
     )
@@ -123,15 +128,20 @@ class Table(models.Model):
     )
     # The table its players opened for a rematch once this game was over (services.rematch).
     rematch = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rematch_of",
+        verbose_name=_("revancha"),
     )
     # Not indexed: the deadline changes on every move, and a changed indexed column makes
     # PostgreSQL write a new entry in every index of the table (no HOT update). The clock's sweep
     # finds overdue tables through the status index (only playing tables, a few hundred rows).
-    deadline = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline = models.DateTimeField(_("límite del turno"), null=True, blank=True)
+    created_at = models.DateTimeField(_("creada el"), auto_now_add=True)
+    started_at = models.DateTimeField(_("empezada el"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("terminada el"), null=True, blank=True, db_index=True)
 
     class Meta:
         verbose_name = _("mesa")
@@ -281,11 +291,15 @@ class Abandonment(models.Model):
 class ChatMessage(models.Model):
     """Table chat, kept with the game for moderators."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="chat", verbose_name=_("mesa")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, verbose_name=_("jugador")
+    )
+    seat = models.PositiveSmallIntegerField(_("asiento"), null=True, blank=True)
     text = models.CharField(_("texto"), max_length=300)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    created_at = models.DateTimeField(_("enviado"), auto_now_add=True, db_index=True)
 
     class Meta:
         verbose_name = _("mensaje de chat")

@@ -178,6 +178,9 @@ def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
     labels = hooks.ratings((user_id, table.mode) for user_id in people.values())
     context = {
         "table": table,
+        # Nobody but bots beside you (a practice, or a table filled with bots): nobody to
+        # report and nobody to ask for a rematch.
+        "only_bots_beside": len(people) <= 1,
         "state": state,
         "state_json": json.dumps(state),
         "my_seat": state["you"]["seat"] if state.get("you") else None,
@@ -321,6 +324,8 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
         return redirect(table)
     played = services.seat_number(table, request.user.pk) is not None
     if table.status != Table.Status.FINISHED or table.practice or not played:
+        return HttpResponse(status=204)
+    if table.seats.filter(user__is_bot=False).count() <= 1:  # bots ask for no rematch
         return HttpResponse(status=204)
     new = table.rematch
     if new is not None and new.status == Table.Status.CLOSED:

@@ -92,6 +92,19 @@ def decision_row(d: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def seat_costs(decisions: Sequence[Mapping[str, Any]], seat: int) -> dict[str, Any]:
+    """What a seat's decisions cost, as a player reads it: the average chance of winning the
+    game lost per valued decision and the costliest one, in percentage points. (A sum would
+    add chances of different moments past 100: no chance anybody had.)"""
+    costs = [float(d["cost"]) for d in decisions if d["seat"] == seat and d.get("cost") is not None]
+    return {
+        "team": seat % 2,
+        "valued": len(costs),
+        "mean_points": round(100 * sum(costs) / len(costs), 1) if costs else None,
+        "max_points": round(100 * max(costs), 1) if costs else None,
+    }
+
+
 def _decisions(item: GameAnalysis | None) -> list[dict[str, Any]] | None:
     if item is None or item.status != GameAnalysis.Status.DONE or not item.result:
         return None
@@ -119,12 +132,7 @@ def panel(item: GameAnalysis | None, names: Sequence[str]) -> dict[str, Any]:
     summary = item.result.get("summary") or {}
     context["worst"] = [decision_row(decisions[i], names) for i in summary.get("worst") or []]
     context["seats"] = [
-        {
-            **seat,
-            "name": names[seat["seat"]],
-            "team": seat["seat"] % 2,
-            "cost_points": round(100 * seat["cost"], 1),
-        }
+        {**seat, **seat_costs(decisions, seat["seat"]), "name": names[seat["seat"]]}
         for seat in summary.get("seats") or []
     ]
     context["count"] = len(decisions)

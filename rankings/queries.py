@@ -20,8 +20,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games import labels
-from games.hooks import RatingLabel
+from games import hooks, labels
+from games.hooks import RatingLabel, TableLink
 from games.models import ENDED_STATUSES, Mode, Table
 
 from . import elo
@@ -222,6 +222,7 @@ class GameRow:
     before: float | None = None
     after: float | None = None
     practice: bool = False  # against bots: unrated and out of the statistics
+    tag: TableLink | None = None  # what a higher app ran it for: «Torneo de otoño · Ronda 2»
 
     @property
     def url(self) -> str:
@@ -326,6 +327,9 @@ def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed
             if change:
                 row.before, row.after = change
         rows.append(row)
+    tags = hooks.table_tags([row.id for row in rows])
+    for row in rows:
+        row.tag = tags.get(row.id)
     return Page(number, per_page, rows, len(fetched) > per_page)
 
 

@@ -33,10 +33,10 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         from accounts.profile import register_profile_context
         from accounts.relations import blocked
-        from games.hooks import provide_sit_check, provide_table_links
+        from games.hooks import provide_sit_check, provide_table_links, provide_table_tags
         from games.signals import game_abandoned, game_finished
 
-        from .links import tournament_link
+        from .links import tournament_link, tournament_tags
         from .profile import profile_provider
         from .services import check_may_sit
         from .services.registration import withdraw_blocked
@@ -45,5 +45,6 @@ class TournamentsConfig(AppConfig):
         game_abandoned.connect(game_ended, dispatch_uid="tournaments.game_abandoned")
         provide_sit_check(check_may_sit)
         provide_table_links(tournament_link)
+        provide_table_tags(tournament_tags)
         register_profile_context(profile_provider)
         blocked.connect(withdraw_blocked, dispatch_uid="tournaments.invitations_end_with_a_block")

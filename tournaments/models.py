@@ -185,7 +185,9 @@ class Pair(models.Model):
         ELIMINATED = "eliminada", _("Eliminada")
         REMOVED = "descalificada", _("Descalificada por la organización")
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="pairs")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="pairs", verbose_name=_("torneo")
+    )
     first = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -201,14 +203,16 @@ class Pair(models.Model):
     status = models.CharField(
         _("estado"), max_length=14, choices=Status.choices, default=Status.INVITED
     )
-    first_checked_in_at = models.DateTimeField(null=True, blank=True)
-    second_checked_in_at = models.DateTimeField(null=True, blank=True)
+    first_checked_in_at = models.DateTimeField(_("confirmación del primero"), null=True, blank=True)
+    second_checked_in_at = models.DateTimeField(
+        _("confirmación del segundo"), null=True, blank=True
+    )
     # At the start: the pair's rating (the mean of its players' in the mode) and its seed.
     rating = models.FloatField(_("puntuación al empezar"), null=True, blank=True)
     seed = models.PositiveSmallIntegerField(_("cabeza de serie"), null=True, blank=True)
     removed_reason = models.TextField(_("motivo de la descalificación"), blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("invitada"), auto_now_add=True)
+    answered_at = models.DateTimeField(_("respondida"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("pareja")
@@ -265,14 +269,26 @@ class Match(models.Model):
         REMOVED = "descalificacion", _("Descalificación")
         BYE = "exenta", _("Descansa")
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="matches", verbose_name=_("torneo")
+    )
     round = models.PositiveSmallIntegerField(_("ronda"))
     number = models.PositiveSmallIntegerField(_("número"))
     pair_a = models.ForeignKey(
-        Pair, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Pair,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("pareja A"),
     )
     pair_b = models.ForeignKey(
-        Pair, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+        Pair,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("pareja B"),
     )
     table = models.OneToOneField(
         "games.Table",
@@ -294,11 +310,11 @@ class Match(models.Model):
         related_name="+",
         verbose_name=_("ganadora"),
     )
-    tantos_a = models.PositiveSmallIntegerField(default=0)
-    tantos_b = models.PositiveSmallIntegerField(default=0)
+    tantos_a = models.PositiveSmallIntegerField(_("tantos de la pareja A"), default=0)
+    tantos_b = models.PositiveSmallIntegerField(_("tantos de la pareja B"), default=0)
     note = models.TextField(_("nota"), blank=True)
-    paired_at = models.DateTimeField(auto_now_add=True)
-    decided_at = models.DateTimeField(null=True, blank=True)
+    paired_at = models.DateTimeField(_("emparejada"), auto_now_add=True)
+    decided_at = models.DateTimeField(_("decidida"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("partida del torneo")

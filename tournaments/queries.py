@@ -144,6 +144,12 @@ def detail(tournament: Tournament, user: Any) -> dict[str, Any]:
         "standings": [],
         "bracket": None,
         "live": not tournament.is_over,
+        # The countdown to the start, as the polled part says it («empieza en 12 minutos»):
+        # None once the start time has come.
+        "starts_in": tournament.starts_at - now
+        if registration and now < tournament.starts_at
+        else None,
+        "starting": registration and now >= tournament.starts_at,
     }
     if tournament.started_at is not None and tournament.is_swiss:
         rows = standings.standings(seeds(tournament), results(matches))

@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import estimate
+from .game import Game
 from .record import replay
-from .view import view
+from .view import raise_over, view
 
 #: The analysis format, stored with it (a later change of format recomputes old ones).
 FORMAT = "mus-analysis/1"
@@ -74,11 +75,17 @@ def chosen_value(chosen: Mapping[str, Any], options: Sequence[Mapping[str, Any]]
     return None
 
 
-def _plain(action: Mapping[str, Any]) -> dict[str, Any]:
-    """An action in record form without the seat (the decision says whose it is)."""
+def _plain(action: Mapping[str, Any], game: Game, seat: int) -> dict[str, Any]:
+    """An action in record form without the seat (the decision says whose it is), and for a
+    raise, the tantos it puts over the bet (``more``), so the page says it as the table did:
+    «Dos más», not «Envido 4»."""
     out: dict[str, Any] = {"act": action["act"]}
     if action.get("to") is not None:
         out["to"] = action["to"]
+        if action["act"] == "envido":
+            more = raise_over(game, seat, action["to"])
+            if more is not None:
+                out["more"] = more
     if action.get("cards") is not None:
         out["cards"] = list(action["cards"])
     return out
@@ -103,10 +110,10 @@ def analyse_decision(
     advice = advise(seen, rng, **kwargs)
     values = [round(float(o["value"]), 4) for o in advice.get("options") or []]
     options: list[dict[str, Any]] = [
-        {"action": _plain(o["action"]), "value": v}
+        {"action": _plain(o["action"], game, seat), "value": v}
         for o, v in zip(advice.get("options") or [], values, strict=True)
     ]
-    best = _plain(advice["action"])
+    best = _plain(advice["action"], game, seat)
     best_value = max(values) if values else None
     mine = chosen_value(action, options)
     cost = None if mine is None or best_value is None else round(max(0.0, best_value - mine), 4)
@@ -117,7 +124,7 @@ def analyse_decision(
         "phase": game.phase,
         "lance": game.lance,
         "scores": list(game.scores),
-        "action": _plain(action),
+        "action": _plain(action, game, seat),
         "clock": action.get("by") == "clock",
         "chances": {
             lance: round(float(p), 4) for lance, p in (advice.get("chances") or {}).items()

@@ -111,6 +111,17 @@ def _said(acts: list[ActEntry], clock: frozenset[int]) -> list[dict[str, Any]]:
     return out
 
 
+def raise_over(game: Game, seat: int, to: int | None) -> int | None:
+    """How many tantos an envido to `to` by `seat`, said now, puts over the bet that stands:
+    what players say («dos más») and ``said_entries`` would give as its ``more``. None when it
+    opens the betting (no bet stands: «Envido 2») or outside the lances."""
+    if game.phase != "lance" or to is None:
+        return None
+    entry = _said([*game._acts, (seat, "envido", to, None, game._lance)], frozenset())[-1]
+    more = entry.get("more")
+    return int(more) if more is not None else None
+
+
 #: An órdago, where said_entries compares bets: above any amount.
 _ORDAGO_KEY = 41
 

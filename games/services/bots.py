@@ -27,8 +27,8 @@ from .turns import decide, pending_bot_seat
 
 def bot_accounts(count: int, seated: Collection[str] = ()) -> list[User]:
     """`count` bots from the fixed pool (`accounts.bots`), named differently from each other
-    and from who already sits there (two «Bot Nerea» at one table would make the log of what
-    was said ambiguous).
+    and from who already sits there (two «Bot Nerea», or a «Bot Maite» beside Maite, at one
+    table would make the log of what was said ambiguous: `accounts.bots.clashes`).
 
     The pool is one account per name, made by a migration and found by its `is_bot` flag (a
     player who took a bot's username before names were reserved is never seated for one). A
@@ -39,7 +39,7 @@ def bot_accounts(count: int, seated: Collection[str] = ()) -> list[User]:
     if len({u.display_name for u in found}) < len(_POOL):
         accounts_bots.pool(User)
         found = list(User.objects.filter(is_bot=True, display_name__in=_POOL))
-    free = {u.display_name: u for u in found if u.display_name not in seated}
+    free = {u.display_name: u for u in found if not accounts_bots.clashes(u.display_name, seated)}
     return secrets.SystemRandom().sample(sorted(free.values(), key=lambda u: u.pk), count)
 
 

@@ -7,8 +7,8 @@ both). Only a player you follow can be invited, never across a block (either way
 invitations pending between the two (`withdrawals`), and so does leaving the table (or being
 kicked from it) for the invitations to it; accepting checks both again.
 
-Accepting goes through the same services as doing it by hand: a table invitation takes the first
-free seat (`tables.take_seat`, with the table's invitation for a private one); a partner
+Accepting goes through the same services as doing it by hand: a table invitation takes the seat
+opposite the inviter, as their partner, or else the first free seat (`tables.take_seat`, with the table's invitation for a private one); a partner
 invitation puts both in quick play's queue as a pair (`queue.join`), and the inviter's page is
 sent to the queue.
 """
@@ -250,8 +250,12 @@ def _sit(user: User, invitation: Invitation) -> Table:
     table = invitation.table
     if table is None:
         raise ServiceError("no_table", _("Esa mesa no existe."))
-    taken = set(table.seats.values_list("seat", flat=True))
-    free = next((s for s in tables.SEATS if s not in taken), None)
+    taken = dict(table.seats.values_list("seat", "user_id"))
+    # You invite a friend to play with you: opposite you when that seat is free (a pair sits
+    # face to face), else the first free one.
+    mine = next((s for s, user_id in taken.items() if user_id == invitation.sender_id), None)
+    partner = None if mine is None else (mine + 2) % 4
+    free = next((s for s in (partner, *tables.SEATS) if s is not None and s not in taken), None)
     if free is None:
         raise ServiceError("full", _("La mesa está completa."))
     queue.leave(user)  # a table chosen instead of waiting for one

@@ -27,12 +27,13 @@ from typing import Any
 import redis
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db.models import Prefetch
+from django.db.models import Count, Exists, OuterRef, Prefetch
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import ngettext
 
 from games import hooks, labels
-from games.models import Seat, Table
+from games.models import Connection, Seat, Table
 
 from . import presence
 from .errors import OUTAGES
@@ -62,10 +63,13 @@ def snapshot_key(language: str) -> str:
 
 
 def public_tables(status: str, limit: int) -> list[Table]:
-    """The `limit` newest public tables in `status`, with their host and seated players."""
+    """The `limit` newest public tables in `status`, with their host and seated players. A
+    rematch waiting for its four is nobody else's to sit at: listed once it plays."""
+    tables = Table.objects.filter(status=status, private=False)
+    if status == Table.Status.OPEN:
+        tables = tables.filter(rematch_of__isnull=True)
     return list(
-        Table.objects.filter(status=status, private=False)
-        .select_related("host")
+        tables.select_related("host")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
         .order_by("-created_at")[:limit]
     )
@@ -73,7 +77,7 @@ def public_tables(status: str, limit: int) -> list[Table]:
 
 def table_cards(*lists: list[Table]) -> list[list[dict[str, Any]]]:
     """Each table as its card shows it: seats in order, each seated person with their rating in
-    the table's mode (everybody's in one call)."""
+    the table's mode (everybody's in one call), and how many are watching a game in play."""
     ratings = hooks.ratings(
         (seat.user_id, table.mode)
         for tables in lists
@@ -81,10 +85,30 @@ def table_cards(*lists: list[Table]) -> list[list[dict[str, Any]]]:
         for seat in table.seats.all()
         if not seat.user.is_bot
     )
-    return [[_card(table, ratings) for table in tables] for tables in lists]
+    watching = onlookers(
+        [table.pk for tables in lists for table in tables if table.status == Table.Status.PLAYING]
+    )
+    return [
+        [_card(table, ratings, watching.get(table.pk, 0)) for table in tables] for tables in lists
+    ]
 
 
-def _card(table: Table, ratings: Any) -> dict[str, Any]:
+def onlookers(table_ids: list[int]) -> dict[int, int]:
+    """How many people signed in have a table's page open without a seat there, by table (one
+    query; the sockets of visitors who are not signed in have no row, and are not counted)."""
+    if not table_ids:
+        return {}
+    seated = Seat.objects.filter(table_id=OuterRef("table_id"), user_id=OuterRef("user_id"))
+    rows = (
+        Connection.objects.filter(table_id__in=table_ids)
+        .exclude(Exists(seated))
+        .values("table_id")
+        .annotate(n=Count("user_id", distinct=True))
+    )
+    return {row["table_id"]: row["n"] for row in rows}
+
+
+def _card(table: Table, ratings: Any, watching: int = 0) -> dict[str, Any]:
     seats: list[Seat | None] = [None, None, None, None]
     for seat in table.seats.all():
         seats[seat.seat] = seat
@@ -94,6 +118,7 @@ def _card(table: Table, ratings: Any) -> dict[str, Any]:
         "table": table,
         "seats": seats,
         "score": f"{scores[0]} – {scores[1]}",
+        "watching": watching,
     }
 
 
@@ -105,16 +130,21 @@ def card_data(item: dict[str, Any]) -> dict[str, Any]:
     table = item["table"]
     card: dict[str, Any] = {
         "mode": str(table.get_mode_display()),
-        "host": table.host.public_name,
         "seats": [
             [labels.seat_label(seat), rating_text(seat.rating)] if seat else None
             for seat in item["seats"]
         ],
     }
+    if not table.quick:  # quick play seated them: nobody hosted the table
+        card["host"] = table.host.public_name
     if table.status == Table.Status.PLAYING:
         card["playing"] = True
     if table.rated:
         card["rated"] = True
+    if item.get("watching"):
+        card["watching"] = ngettext("%(n)d mirando", "%(n)d mirando", item["watching"]) % {
+            "n": item["watching"]
+        }
     return card
 
 
@@ -129,7 +159,14 @@ def rating_text(rating: Any) -> str:
 SKELETON_PK = 0
 
 #: The card with every part a card may have, empty: rendered once in the page.
-SKELETON = {"mode": "", "host": "", "seats": [["", ""]] * 4, "playing": True, "rated": True}
+SKELETON = {
+    "mode": "",
+    "host": "",
+    "seats": [["", ""]] * 4,
+    "playing": True,
+    "rated": True,
+    "watching": "",
+}
 
 
 def page_context() -> dict[str, Any]:

@@ -390,6 +390,10 @@ def rematch(user: User, table_id: int) -> Table:
             raise ServiceError("not_over", _("La revancha se pide cuando la partida ha terminado."))
         if old.practice:
             raise ServiceError("practice", _("Para otra práctica, usa «Practicar otra vez»."))
+        if old.seats.filter(user__is_bot=False).count() <= 1:
+            raise ServiceError(
+                "bots", _("Solo jugaste con bots: para otra partida, usa «Practicar otra vez».")
+            )
         seat = seat_number(old, user.pk)
         if seat is None:
             raise ServiceError(
@@ -399,11 +403,12 @@ def rematch(user: User, table_id: int) -> Table:
         if new is not None and new.seats.filter(user=user).exists():
             return new  # asked twice (two tabs, a double click): already there
         if new is None or new.status == Table.Status.CLOSED:
-            # Private: it is nobody else's business, and the lobby does not list it. Rated if
-            # the host chose so, whatever the pairs' limit did to the last game (it is checked
-            # again when the rematch starts).
+            # As public to watch as the game before (its seats are the four's all the same:
+            # `_check_reserved`, and the lobby never offers them). Rated if the host chose so,
+            # whatever the pairs' limit did to the last game (it is checked again when the
+            # rematch starts).
             rated = old.rated or bool(old.unrated_reason)
-            new = create_table(user, old.mode, private=True, rated=rated, seat=seat)
+            new = create_table(user, old.mode, private=old.private, rated=rated, seat=seat)
             compare_and_set(old, rematch_id=new.pk)
             return new
         if new.status != Table.Status.OPEN:

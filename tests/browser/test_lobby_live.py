@@ -113,7 +113,7 @@ def play_the_scene(live_site: str, browser: Any, orm: Any) -> None:
     seated = orm(
         lambda: sorted(Table.objects.get(pk=table_id).seats.values_list("seat", flat=True))
     )
-    assert seated == [0, 1]
+    assert seated == [0, 2]  # the first seat offered: pair A, the host's partner
     screenshot(host, "lobby-4-guest-seated-host")
     screenshot(guest, "lobby-5-guest-seated-phone")
 
@@ -132,7 +132,9 @@ def test_every_kind_of_card_the_script_builds_is_the_card_the_page_renders(
         establish(playing[:2])
         establish(playing[2:3], games=3)
         table = started_table(playing)
-        Table.objects.filter(pk=table.pk).update(scores=[12, 7])
+        # Seated by quick play (no host on its card), with somebody watching.
+        Table.objects.filter(pk=table.pk).update(scores=[12, 7], quick=True)
+        services.socket_opened(table.pk, make_user("mira").pk, "watching")
         host = make_user("espera")
         waiting = services.create_table(host, "8-reyes", rated=False)
         services.fill_with_bots(host, waiting.pk, "fuerte")
@@ -174,6 +176,9 @@ def test_every_kind_of_card_the_script_builds_is_the_card_the_page_renders(
             assert 'href="/jugadores/ana+b@c.es/"' in online and "Ana &lt;b&gt;" in online
             assert online.count("<a ") == 5 and between_tags(online) == between_tags(rendered.pop())
             assert len(built) == 2 and any("12 – 7" in card for card in built)
+            watching = {"es": "1 mirando", "en": "1 watching"}[language]
+            assert sum(watching in card for card in built) == 1
+            assert sum('class="muted host"' in card for card in built) == 1
             bot = {"es": "(fuerte)", "en": "(strong)"}[language]
             assert bot in "".join(built) and "1500?" in "".join(built)
             assert "seat-closed" not in "".join(built) and "seat-free" in "".join(built)

@@ -29,6 +29,8 @@ from games.engine import (
 )
 from games.engine.bot import decide
 from games.engine.cards import CODES
+from games.engine.record import replay
+from games.engine.view import said_entries
 
 
 def bot_game(seed: int, mode: str = "4-reyes") -> dict[str, Any]:
@@ -134,6 +136,29 @@ def test_an_envido_the_estimator_did_not_value_takes_the_nearest_valued_amount()
     assert analysis.chosen_value({"seat": 1, "act": "ordago"}, options) is None
     cards = [{"action": {"act": "descarte", "cards": ["1o", "5c"]}, "value": 0.2}]
     assert analysis.chosen_value({"act": "descarte", "cards": ["5c", "1o"]}, cards) == 0.2
+
+
+def test_a_raise_carries_the_tantos_it_put_over_the_bet_as_the_table_said_it() -> None:
+    # Players say a raise as what it puts over the bet («dos más»): the decision, its best
+    # option and every valued envido over a bet carry it as the table's said entries do.
+    record = bot_game(1)
+    result = analysis.analyse(record, advise=FakeAdviser())
+    raises = [d for d in result["decisions"] if d["action"].get("more")]
+    assert raises
+    before = [0]
+    for hand in record["hands"]:
+        before.append(before[-1] + len(hand["actions"]))
+    for d in raises:
+        h = d["hand"] - 1
+        heard = said_entries(replay(record, upto=before[h + 1]))  # the hand's end: all heard
+        assert d["action"]["more"] == heard[d["step"]]["more"]
+        assert d["action"]["more"] < d["action"]["to"]
+        raised = [o for o in d["options"] if o["action"]["act"] == "envido"]
+        assert raised and all(o["action"]["more"] >= 1 for o in raised)
+    openings = [
+        d for d in result["decisions"] if d["action"]["act"] == "envido" and d not in raises
+    ]
+    assert openings and all("more" not in d["action"] for d in openings)
 
 
 def test_a_record_that_does_not_replay_is_refused_before_any_work() -> None:

@@ -119,6 +119,25 @@ def test_a_finished_practice_offers_another_practice_in_the_same_mode(
 
 
 @pytest.mark.django_db
+def test_a_game_against_bots_only_offers_neither_a_report_nor_a_rematch(
+    make_user: Callable[..., User],
+) -> None:
+    # Not a practice: a table its host filled with bots. Only bots to report, none to ask.
+    host = make_user()
+    table = services.create_table(host, "4-reyes")
+    bots.fill_with_bots(host, table.pk)
+    services.start_game(host, table.pk)
+    assert services.cancel_game(table.pk, Table.CancelReason.SYSTEM)
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+    client = login(host)
+    page = client.get(f"/mesas/{table.pk}/").content.decode()
+    assert 'id="report-link"' not in page and 'id="rematch-poll"' not in page
+    assert 'id="practice-again"' in page
+    box = client.get(f"/mesas/{table.pk}/revancha/", HTTP_HX_REQUEST="true")
+    assert box.status_code == 204
+
+
+@pytest.mark.django_db
 def test_the_bots_at_a_table_all_have_different_names(make_user: Callable[..., User]) -> None:
     # Sixteen names, three bots: a repeat used to come up in about one practice in six.
     for _ in range(40):
@@ -131,6 +150,20 @@ def test_the_bots_at_a_table_all_have_different_names(make_user: Callable[..., U
     bots.fill_with_bots(host, table.pk)
     names = list(table.seats.values_list("user__display_name", flat=True))
     assert sorted(set(names)) == sorted(names) and len(names) == 4
+
+
+@pytest.mark.django_db
+def test_no_bot_takes_the_name_of_a_player_at_the_table(make_user: Callable[..., User]) -> None:
+    # «Bot Maite» beside Maite: the log «Maite: Paso» could be either.
+    seated = {"Maite", "iñaki_g", "Nérea Ruiz"}
+    for _ in range(5):
+        chosen = {u.display_name for u in bots.bot_accounts(13, seated)}
+        assert not chosen & {"Bot Maite", "Bot Iñaki", "Bot Nerea"}
+    host = make_user(display_name="Maite")
+    table = services.create_table(host, "4-reyes")
+    bots.fill_with_bots(host, table.pk)
+    names = set(table.seats.values_list("user__display_name", flat=True))
+    assert "Bot Maite" not in names and len(names) == 4
 
 
 @pytest.mark.django_db

@@ -140,8 +140,23 @@ def test_accepting_a_table_invitation_sits_the_friend_at_a_free_seat(
     invitation = invitations.send(ana, bea, "mesa")
     url, sat_at = invitations.accept(bea, invitation.pk)
     assert url == f"/mesas/{table.pk}/" and sat_at is not None and sat_at.pk == table.pk
-    assert Seat.objects.get(table=table, user=bea).seat == 1
+    # Opposite the host: the friend you invite plays as your partner, not against you.
+    assert Seat.objects.get(table=table, user=bea).seat == 2
     assert Invitation.objects.get().status == Invitation.Status.ACCEPTED
+
+
+def test_a_friend_invited_sits_as_your_partner_or_else_at_the_first_free_seat(
+    people: list[User],
+) -> None:
+    ana, bea, cris, dani = people[:4]
+    relations.follow(dani, bea)
+    relations.follow(dani, cris)
+    table = services.create_table(ana, MODE)
+    services.take_seat(dani, table.pk, 1)
+    invitations.accept(bea, invitations.send(dani, bea, "mesa").pk)
+    assert Seat.objects.get(table=table, user=bea).seat == 3  # opposite dani, at 1
+    invitations.accept(cris, invitations.send(dani, cris, "mesa").pk)
+    assert Seat.objects.get(table=table, user=cris).seat == 2  # dani's partner's seat is taken
 
 
 def test_accepting_a_table_invitation_leaves_the_queue(friends: tuple[User, User]) -> None:

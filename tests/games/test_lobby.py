@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 
@@ -13,7 +14,7 @@ from accounts.models import User
 from games import services
 from games.models import Seat, Table
 from games.services.storage import compare_and_set
-from tests.factories import finished_game, login, seat_all, start_seated
+from tests.factories import finished_game, login, seat_all, start_seated, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -361,3 +362,30 @@ def test_only_a_private_table_asks_whether_it_counts_for_the_ranking(
     # The box is there for a private table (shown by the styles when «Privada» is ticked).
     assert 'class="choice private-only"><input type="checkbox" name="rated"' in page
     assert 'class="form-help public-only"' in page
+
+
+def _card_html(page: str, table: Table) -> str:
+    start = page.index(f'<li class="table-card panel" data-table="{table.pk}"')
+    return page[start : page.index("</li>", start)]
+
+
+def test_a_card_shows_the_pairs_together_the_onlookers_and_no_host_for_quick_play(
+    four_players: list[User], make_user: Callable[..., User]
+) -> None:
+    table = started_table(four_players)
+    Table.objects.filter(pk=table.pk).update(quick=True)
+    watcher, other = make_user("mirona"), make_user("miron")
+    services.socket_opened(table.pk, watcher.pk, "w1")
+    services.socket_opened(table.pk, watcher.pk, "w2")  # two tabs: one person
+    services.socket_opened(table.pk, other.pk, "w3")
+    services.socket_opened(table.pk, four_players[0].pk, "p0")  # a player is no onlooker
+    card = _card_html(Client().get("/").content.decode(), table)
+    # Pair A (seats 0 and 2) then pair B (1 and 3), each seat's name in its place.
+    assert re.findall(r'data-seat="(\d)"', card) == ["0", "2", "1", "3"]
+    assert card.index(four_players[2].public_name) < card.index(four_players[1].public_name)
+    assert "Anfitrión" not in card  # quick play seated them: nobody hosted it
+    assert "2 mirando" in card
+    hosted = services.create_table(make_user("anfitrion"), "4-reyes")
+    card = _card_html(Client().get("/").content.decode(), hosted)
+    assert "Anfitrión" in card and "mirando" not in card
+    assert re.findall(r'name="seat" value="(\d)"', card) == ["2", "1", "3"]

@@ -59,10 +59,10 @@ def test_a_rematch_is_reserved_to_the_four_each_in_their_own_seat(
     four_players: list[User], make_user: Callable[..., User]
 ) -> None:
     """RULES.md §8.5: a stranger sat at a public rematch, scrambled the pairs and locked the
-    fourth player out. The rematch is not in the lobby, and nobody else may sit there."""
+    fourth player out. The rematch is not among the lobby's tables to sit at, and nobody else
+    may sit there."""
     old = finished_game(four_players)
     new = services.rematch(four_players[0], old.pk)
-    assert new.private
     assert f'data-table="{new.pk}"' not in login(make_user()).get("/").content.decode()
     stranger = make_user()
     with pytest.raises(services.ServiceError) as excinfo:
@@ -114,7 +114,14 @@ def test_a_rematch_closed_by_its_host_is_opened_again_by_the_next_to_ask(
 
 @pytest.mark.parametrize(
     "case",
-    ["in_progress", "practice", "not_a_player", "seated_elsewhere", "started_without_you"],
+    [
+        "in_progress",
+        "practice",
+        "only_bots",
+        "not_a_player",
+        "seated_elsewhere",
+        "started_without_you",
+    ],
 )
 def test_it_refuses_a_rematch_it_cannot_give(
     case: str, four_players: list[User], make_user: Callable[..., User]
@@ -127,6 +134,14 @@ def test_it_refuses_a_rematch_it_cannot_give(
         services.cancel_game(practice.pk, Table.CancelReason.SYSTEM)
         Table.objects.filter(pk=practice.pk).update(status=Table.Status.FINISHED)
         table, code = practice, "practice"
+    elif case == "only_bots":
+        # A table its host filled with bots: nobody there to ask for a rematch with.
+        alone = services.create_table(asker, "4-reyes")
+        bots.fill_with_bots(asker, alone.pk)
+        services.start_game(asker, alone.pk)
+        services.cancel_game(alone.pk, Table.CancelReason.SYSTEM)
+        Table.objects.filter(pk=alone.pk).update(status=Table.Status.FINISHED)
+        table, code = alone, "bots"
     elif case == "not_a_player":
         table, code, asker = finished_game(four_players), "not_player", make_user()
     elif case == "seated_elsewhere":
@@ -249,3 +264,25 @@ def test_anonymous_visitors_and_wrong_methods_change_nothing(four_players: list[
     assert login(four_players[0]).get(f"/mesas/{old.pk}/dejar-practica/").status_code == 405
     assert login(four_players[0]).post("/mesas/987654/revancha/").status_code == 404
     assert Table.objects.count() == 1 and Table.objects.get(pk=old.pk).rematch is None
+
+
+def test_a_rematch_of_a_public_game_is_public_to_watch_and_listed_once_it_plays(
+    four_players: list[User], make_user: Callable[..., User]
+) -> None:
+    old = finished_game(four_players)
+    new = services.rematch(four_players[0], old.pk)
+    assert not new.private
+    lobby = Client().get("/").content.decode()
+    assert f'data-table="{new.pk}"' not in lobby  # reserved: not offered to sit at
+    for seat in (1, 2, 3):
+        services.rematch(four_players[seat], old.pk)
+    new.refresh_from_db()
+    assert new.status == Table.Status.PLAYING
+    # Under «Partidas en juego» for anybody, and open to onlookers, logged in or not.
+    assert f'data-table="{new.pk}"' in Client().get("/").content.decode()
+    assert Client().get(f"/mesas/{new.pk}/").status_code == 200
+    assert login(make_user()).get(f"/mesas/{new.pk}/").status_code == 200
+    # A private game's rematch stays private.
+    others = [make_user() for _ in range(4)]
+    hidden = finished_game(others, private=True)
+    assert services.rematch(others[0], hidden.pk).private

@@ -10,14 +10,17 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone, translation
 
 from accounts.models import User
 from games import services
+from games.engine import analysis as engine_analysis
 from games.models import Table
-from rankings import analysis, tasks
+from rankings import analysis, analysis_pages, tasks
 from rankings.models import GameAnalysis
+from tests.engine.test_analysis import FakeAdviser, bot_game
 from tests.factories import ended_table, finished_game, login, started_table
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -269,3 +272,63 @@ def test_the_site_analyses_at_most_so_many_games_at_once_and_says_so(
     tasks.analyse_game(games[0].pk)
     assert analysis.request_analysis(four_players[3], games[3]).status == "pendiente"
     assert analysis.request_analysis(four_players[2], games[1]).status == "pendiente"
+
+
+def test_the_analysis_says_a_raise_as_the_table_said_it() -> None:
+    # The table said «Dos más» (two over the bet), not the total «Envido 4».
+    result = engine_analysis.analyse(bot_game(1), advise=FakeAdviser())
+    raised = next(d for d in result["decisions"] if d["action"].get("more") == 2)
+    row = analysis_pages.decision_row(raised, ["Maite", "Iñaki", "Nerea", "Unai"])
+    assert row["said"] == "Dos más"
+    opening = next(
+        d
+        for d in result["decisions"]
+        if d["action"]["act"] == "envido" and "more" not in d["action"]
+    )
+    assert analysis_pages.decision_row(opening, ["a", "b", "c", "d"])["said"] == (
+        f"Envido {opening['action']['to']}"
+    )
+
+
+def _costly(seen: dict[str, Any], rng: Any, **_: Any) -> dict[str, Any]:
+    """An adviser for whom only the last legal option is any good: nearly every decision costs."""
+    advice = FakeAdviser()(seen, rng)
+    last = len(advice["options"]) - 1
+    for i, option in enumerate(advice["options"]):
+        option["value"] = 0.9 if i == last else 0.0
+    return advice
+
+
+@pytest.mark.django_db
+def test_the_summary_gives_each_players_average_and_costliest_decision_never_a_sum_past_100(
+    four_players: list[User], sent: list[list[Any]]
+) -> None:
+    table = finished_game(four_players)
+    analysis.request_analysis(four_players[0], table)
+    real = engine_analysis.analyse
+    with mock.patch.object(
+        analysis.engine_analysis, "analyse", lambda record, **kw: real(record, **kw, advise=_costly)
+    ):
+        assert tasks.analyse_game(table.pk) is True
+    item = GameAnalysis.objects.get(table=table)
+    decisions = item.result["decisions"]
+    assert sum(s["cost"] for s in item.result["summary"]["seats"]) > 1  # the sum would be nonsense
+    text = login(four_players[0]).get(f"/partidas/{table.pk}/analisis/", **HX).content.decode()
+    assert "Coste total" not in text
+    assert "Coste medio" in text and "La más cara" in text
+    seats = analysis_pages.panel(item, ["a", "b", "c", "d"])["seats"]
+    for seat in seats:
+        costs = [
+            d["cost"] for d in decisions if d["seat"] == seat["seat"] and d["cost"] is not None
+        ]
+        assert seat["max_points"] == round(100 * max(costs), 1) <= 100
+        assert seat["mean_points"] == round(100 * sum(costs) / len(costs), 1)
+        assert f"−{seat['mean_points']}".replace(".", ",") in text
+    # What was said, quoted as each language quotes: «Paso», “Pass”.
+    assert "dijo «" in text
+    four_players[0].language = "en"
+    four_players[0].save(update_fields=["language"])
+    english = login(four_players[0])
+    english.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    text = english.get(f"/partidas/{table.pk}/analisis/", **HX).content.decode()
+    assert "said “" in text and "«" not in text and "»" not in text

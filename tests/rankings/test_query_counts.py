@@ -19,23 +19,24 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 # Queries per page for an anonymous visitor. A signed-in one adds the session and the user (2);
-# the history without ?jugador= is then their own (3 more: it is a player's history).
+# the history without ?jugador= is then their own (3 more: it is a player's history). Every list
+# of games adds one: which of them are tournament games (games.hooks.table_tags).
 EXPECTED = {
     # Without ?modo=, a visitor's ranking opens on the mode whose ladder has most players: + 1.
     "leaderboard": 2,  # the page of ratings with their players
     "leaderboard_fragment": 1,
     "leaderboard_search": 3,  # + the ladder places of the players found
-    "profile": 8,  # accounts' user + ratings, chart, totals with partner, latest games
+    "profile": 9,  # accounts' user + ratings, chart, totals with partner, latest games (+ tags)
     # + the table the player sits at now and their abandonments (games' status lines)
     # + the tournaments they won (tournaments' section)
-    "history": 2,  # the player + their games (with seats, names and rating changes)
-    "history_fragment": 2,
-    "history_everybody": 1,  # the games with their seats
+    "history": 3,  # the player + their games (with seats, names and rating changes) + tags
+    "history_fragment": 3,
+    "history_everybody": 2,  # the games with their seats + tags
     "game": 3,  # the table, its seats, its rating changes
 }
 # The ranking without ?modo= opens on the mode a signed-in player plays most: one more.
 SIGNED_IN = {name: count + 2 for name, count in EXPECTED.items()} | {
-    "history_everybody": 3,
+    "history_everybody": 4,
     "leaderboard": 4,
     "leaderboard_search": 5,
 }

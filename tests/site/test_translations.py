@@ -204,6 +204,19 @@ def test_translations_keep_the_placeholders(po: Path) -> None:
 
 
 @pytest.mark.parametrize("po", CATALOGS, ids=IDS)
+def test_english_quotes_with_curly_quotes_and_leaves_no_spanish_word_behind(po: Path) -> None:
+    # English quotes “Pass”, not «Pass»; «lleva» (a Mus word for having pares or juego) once
+    # stayed Spanish in the middle of an English sentence.
+    wrong = [
+        f"{where(po, entry)}: {text}"
+        for entry in messages_of(po)
+        for _source, text in entry.forms
+        if "«" in text or "»" in text or re.search(r"\blleva\b", text)
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("po", CATALOGS, ids=IDS)
 def test_translations_keep_leading_and_trailing_whitespace(po: Path) -> None:
     def edges(text: str) -> tuple[str, str]:
         return text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]

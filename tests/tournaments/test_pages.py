@@ -3,6 +3,8 @@ player to their new table), the forms behind each button, and the winners on pro
 
 from __future__ import annotations
 
+import re
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from accounts.models import User
 from tests.factories import login
@@ -254,3 +257,40 @@ def test_a_result_won_by_an_ordago_says_so(make_user: Any) -> None:
     page = Client().get(f"/torneos/{tournament.pk}/").content.decode()
     assert page.count("a órdago</span>") == 1
     assert '40–0 <span class="badge ordago">a órdago</span>' in page and "12–40" in page
+
+
+def test_the_page_counts_down_to_the_start_at_every_poll() -> None:
+    tournament = make_tournament()  # starts in 5 minutes
+    page = Client().get(f"/torneos/{tournament.pk}/").content.decode()
+    when = re.search(r'id="tournament-countdown"><time datetime="([^"]+)">', page)
+    assert when and datetime.fromisoformat(when[1]) == tournament.starts_at
+    assert "Empieza en 4\xa0minutos" in page or "Empieza en 5\xa0minutos" in page
+    live = Client().get(f"/torneos/{tournament.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="tournament-countdown"' in live  # the polled part carries it
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/torneos/{tournament.pk}/").content.decode()
+    assert "Starts in 4\xa0minutes" in english or "Starts in 5\xa0minutes" in english
+    # The start time come, the countdown gives way to what is happening.
+    Tournament.objects.filter(pk=tournament.pk).update(starts_at=timezone.now())
+    page = Client().get(f"/torneos/{tournament.pk}/").content.decode()
+    assert "Empieza en" not in page and "Empezando" in page
+
+
+def test_a_tournament_game_says_so_in_the_players_history() -> None:
+    tournament, pairs = ready_tournament(2, rounds=1, name="Copa de la peña")
+    table = current_matches(tournament)[0].table
+    play_round(tournament)
+    player = pairs[0].first
+    history = login(player).get(f"/partidas/?jugador={player.username}").content.decode()
+    row = history[history.index(f'href="/partidas/{table.pk}/"') :]
+    assert row[: row.index("</li>")].count("Copa de la peña · Ronda 1") == 1
+    profile = Client().get(f"/jugadores/{player.username}/").content.decode()
+    assert "Copa de la peña · Ronda 1" in profile
+
+
+def test_english_times_are_24_hour_like_the_dates_beside_them() -> None:
+    starts = timezone.now().replace(hour=13, minute=28, second=0, microsecond=0)  # 14:28 Madrid
+    starts += timedelta(days=1)
+    tournament = make_tournament(starts_at=starts, registration_deadline=starts)
+    page = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/torneos/{tournament.pk}/").content.decode()
+    opens = timezone.localtime(tournament.checkin_opens_at).strftime("%H:%M")
+    assert f"from {opens}" in page and "p.m." not in page and "a.m." not in page

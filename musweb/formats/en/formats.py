@@ -5,3 +5,4 @@ DATE_FORMAT = "j M Y"
 DATETIME_FORMAT = "j M Y, H:i"
 SHORT_DATE_FORMAT = "j M Y"
 SHORT_DATETIME_FORMAT = "j M Y, H:i"
+TIME_FORMAT = "H:i"  # «from 14:28», beside «1 Dec 2026, 14:28», never «from 2:28 p.m.»

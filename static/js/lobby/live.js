@@ -40,9 +40,12 @@ function cardFrom(id, data) {
     part(".score-line").remove();
   }
   if (!data.rated) part(".badge.rated").remove();
-  part(".host bdi").textContent = data.host;
-  card.querySelectorAll(".seat-mini").forEach((place, index) => {
-    const seat = (data.seats || [])[index];
+  if (data.host) part(".host bdi").textContent = data.host;
+  else part(".host").remove(); // a quick-play table: nobody hosted it
+  if (data.watching) part(".watching").textContent = data.watching;
+  else part(".watching").remove();
+  card.querySelectorAll(".seat-mini").forEach((place) => {
+    const seat = (data.seats || [])[Number(place.dataset.seat)];
     const drop = (...selectors) => selectors.forEach((selector) => part(selector, place).remove());
     if (seat) {
       part(".seat-name bdi", place).textContent = seat[0];
