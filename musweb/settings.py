@@ -223,6 +223,12 @@ MUS_ANALYSES_IN_FLIGHT = env_int("MUS_ANALYSES_IN_FLIGHT", 6, minimum=1)
 # Deals the estimator draws per decision (more: steadier figures, slower analyses); 0: the
 # estimator's own default (docs/engine.md).
 MUS_ANALYSIS_SAMPLES = env_int("MUS_ANALYSIS_SAMPLES", 0, minimum=0)
+# «Descargar mis datos» (moderation.export): a player asks at most MUS_DATA_EXPORTS_PER_DAY times
+# in 24 hours; up to MUS_DATA_EXPORT_INLINE_GAMES games the file is made in the request, a larger
+# one by a Celery task on MUS_DATA_EXPORT_QUEUE (heavy work: one line to move it to its own queue).
+MUS_DATA_EXPORTS_PER_DAY = env_int("MUS_DATA_EXPORTS_PER_DAY", 3, minimum=1)
+MUS_DATA_EXPORT_INLINE_GAMES = env_int("MUS_DATA_EXPORT_INLINE_GAMES", 300, minimum=0)
+MUS_DATA_EXPORT_QUEUE = env_str("MUS_DATA_EXPORT_QUEUE", CELERY_TASK_DEFAULT_QUEUE)
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]

@@ -19,6 +19,7 @@ urlpatterns = [
     path("", game_views.lobby, name="lobby"),
     path("reglas/", TemplateView.as_view(template_name="pages/rules.html"), name="rules"),
     path("", include(accounts_patterns)),
+    path("cuentas/", include("moderation.account_urls")),
     path("mesas/", include("games.urls")),
     path("", include("games.quick_urls")),
     path("mesas/", include("moderation.urls")),
