@@ -229,6 +229,8 @@ MUS_ANALYSIS_SAMPLES = env_int("MUS_ANALYSIS_SAMPLES", 0, minimum=0)
 MUS_DATA_EXPORTS_PER_DAY = env_int("MUS_DATA_EXPORTS_PER_DAY", 3, minimum=1)
 MUS_DATA_EXPORT_INLINE_GAMES = env_int("MUS_DATA_EXPORT_INLINE_GAMES", 300, minimum=0)
 MUS_DATA_EXPORT_QUEUE = env_str("MUS_DATA_EXPORT_QUEUE", CELERY_TASK_DEFAULT_QUEUE)
+# Where players write about their data (the privacy page, /privacidad/).
+MUS_PRIVACY_CONTACT = env_str("MUS_PRIVACY_CONTACT", "privacidad@barajamos.local")
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]
