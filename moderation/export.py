@@ -14,8 +14,8 @@ Other players appear only by the name every page shows them with.
 
 A player may ask `MUS_DATA_EXPORTS_PER_DAY` times in 24 hours (every request is a `DataExport`
 row). Up to `MUS_DATA_EXPORT_INLINE_GAMES` games the file is made at once, in the request; a
-larger one by the Celery task `moderation.export_player_data`, on `MUS_DATA_EXPORT_QUEUE`, and the
-player downloads it from the same page when it is ready.
+larger one by the Celery task `moderation.export_player_data`, on the heavy queue
+(`CELERY_TASK_ROUTES`), and the player downloads it from the same page when it is ready.
 """
 
 from __future__ import annotations
