@@ -33,7 +33,7 @@ from tests.factories import (
 from tests.sockets import join, receive
 from tests.tournaments.support import make_tournament
 from tournaments import services as tournaments
-from tournaments.models import Pair
+from tournaments.models import Pair, Tournament
 
 CLOSE = "/cuentas/cerrar/"
 
@@ -209,6 +209,23 @@ def test_closing_during_a_game_is_refused_with_the_reason_and_allowed_once_it_en
     with pytest.raises(ModerationError):
         closing.close_account(pilar)
     services.cancel_game(table.pk, Table.CancelReason.MODERATOR)
+    assert close_by_form(client).status_code == 302
+
+
+@pytest.mark.django_db
+def test_closing_during_a_tournament_under_way_is_refused_so_the_partner_keeps_playing(
+    client: Client, make_user: Callable[..., User]
+) -> None:
+    pilar, ana = make_user("pilar"), make_user("ana")
+    tournament = make_tournament(status=Tournament.Status.RUNNING, name="Copa de invierno")
+    Pair.objects.create(tournament=tournament, first=ana, second=pilar, status=Pair.Status.PLAYING)
+    login(pilar, client)
+    refused = close_by_form(client)
+    assert refused.status_code == 409
+    assert "Juegas el torneo «Copa de invierno»" in refused.content.decode()
+    pilar.refresh_from_db()
+    assert pilar.is_active and pilar.closed_at is None
+    Pair.objects.update(status=Pair.Status.ELIMINATED)
     assert close_by_form(client).status_code == 302
 
 
