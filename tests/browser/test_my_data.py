@@ -53,7 +53,8 @@ def test_a_player_closes_the_account_from_the_settings_and_cannot_sign_in_again(
     page.goto(f"{live_site}/cuentas/entrar/")
     page.get_by_label("Nombre de usuario").fill("pilar")
     page.get_by_label("Contraseña").fill(PASSWORD)
-    page.locator("form button[type=submit]").click()
-    page.wait_for_load_state()
+    page.locator("form[action='/cuentas/entrar/'] button[type=submit]").click()
+    page.locator(".form-alert").wait_for()
     assert page.url.startswith(f"{live_site}/cuentas/entrar/")
+    assert "incorrectos" in page.locator(".form-alert").inner_text()
     assert not page.js_errors
