@@ -18,6 +18,7 @@ from moderation import tasks
 from moderation.models import DataExport, Report
 from musweb.celery import app as celery_app
 from tests.factories import finished_game, login, started_table
+from tests.live import celery_worker, wait_until
 
 DATA = "/cuentas/mis-datos/"
 
@@ -149,3 +150,24 @@ def test_a_large_export_is_made_by_the_celery_task_on_its_queue_and_downloaded_l
     # Nobody else downloads it.
     other = login(make_user("curiosa"))
     assert other.get(f"/cuentas/mis-datos/{row.pk}/").status_code == 404
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@override_settings(MUS_DATA_EXPORT_INLINE_GAMES=0)
+def test_a_real_heavy_worker_makes_a_large_export(client: Client, scene: dict[str, Any]) -> None:
+    login(scene["pilar"], client)
+    with celery_worker(role="heavy") as worker:
+        assert client.post(DATA).status_code == 302
+        row = DataExport.objects.get()
+        wait_until(
+            lambda: DataExport.objects.get(pk=row.pk).status != DataExport.Status.PENDING,
+            timeout=30,
+            every=0.2,
+        )
+        assert worker.finished("moderation.export_player_data") == 1
+    row.refresh_from_db()
+    assert row.status == DataExport.Status.READY
+    data = json.loads(client.get(f"/cuentas/mis-datos/{row.pk}/").content)
+    assert data["account"]["email"] == "pilar@example.com"
+    assert {g["table"] for g in data["games"]} == {scene["ended"].pk, scene["live"].pk}
