@@ -276,6 +276,9 @@ def test_a_closed_player_is_jugador_retirado_in_the_others_history_and_game_page
         page = client.get(url).content.decode()
         assert "Jugador retirado" in page, url
         assert four_players[1].username not in page.replace(four_players[0].username, "")
+    # The ladder keeps the place, under the new name.
+    board = client.get("/ranking/", {"modo": table.mode}).content.decode()
+    assert "Jugador retirado" in board and four_players[1].username not in board
     # In English too.
     client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     assert "Retired player" in client.get(f"/partidas/{table.pk}/").content.decode()
