@@ -4,7 +4,8 @@ player's request, from the admin; either way one entry in the audit log.
 What closing does, in one transaction: the player leaves the quick-play queue, the table they sit
 at that has not started (closing it if they host it), every pending invitation (to a table, to
 play as a pair, to a tournament) and every pair of a tournament not started yet; their follows
-and blocks go, and so do their data exports and the record of their sign-ins; their email, names and password are erased, the
+and blocks go, and so do their data exports, an address not confirmed yet and the record of
+their sign-ins; their email, names and password are erased, the
 username becomes a tombstone (`accounts.names.tombstone`) while the old name stays claimed
 (`NameClaim`), and the account is deactivated. Then every session ends and every socket closes
 (`accounts.sockets`, as a ban does).
@@ -30,7 +31,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts import names
-from accounts.models import Block, Follow, User
+from accounts.models import Block, Follow, PendingEmail, User
 from accounts.sessions import end_sessions
 from accounts.sockets import recheck_sockets
 from games import services
@@ -98,6 +99,7 @@ def close_account(user: User, *, moderator: User | None = None, reason: str = ""
         Follow.objects.filter(Q(follower=user) | Q(followed=user)).delete()
         Block.objects.filter(Q(blocker=user) | Q(blocked=user)).delete()
         DataExport.objects.filter(user=user).delete()
+        PendingEmail.objects.filter(user=user).delete()
         # The sign-ins' addresses and browsers (django-axes) go with the account.
         for model in (AccessLog, AccessAttempt, AccessFailureLog):
             model.objects.filter(username__iexact=user.username).delete()

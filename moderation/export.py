@@ -29,7 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import Block, Follow, User
+from accounts.models import Block, Follow, PendingEmail, User
 from games.models import ENDED_STATUSES, Abandonment, ChatMessage, QueueDodge, Seat
 from rankings.models import PlayerRating, RatingChange
 from tournaments.models import Pair
@@ -129,11 +129,16 @@ def build(user: User) -> dict[str, Any]:
 
 
 def _account(user: User) -> dict[str, Any]:
+    pending = PendingEmail.objects.filter(user=user).first()
     return {
         "id": user.pk,
         "username": user.username,
         "display_name": user.display_name,
         "email": user.email,
+        # An address given and not confirmed yet (`accounts.addresses`).
+        "pending_email": (
+            {"email": pending.email, "given_at": _at(pending.created_at)} if pending else None
+        ),
         "first_name": user.first_name,
         "last_name": user.last_name,
         "date_joined": _at(user.date_joined),

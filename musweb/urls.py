@@ -27,6 +27,7 @@ urlpatterns = [
                 "contact": settings.MUS_PRIVACY_CONTACT,
                 "session_days": settings.SESSION_COOKIE_AGE // 86400,
                 "exports_per_day": settings.MUS_DATA_EXPORTS_PER_DAY,
+                "email_confirm_days": settings.MUS_EMAIL_CONFIRM_SECONDS // 86400,
             },
         ),
         name="privacy",

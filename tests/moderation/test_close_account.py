@@ -14,7 +14,7 @@ from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.test import Client
 
-from accounts.models import Block, Follow, NameClaim, User
+from accounts.models import Block, Follow, NameClaim, PendingEmail, User
 from games import services, socket_codes
 from games.models import ChatMessage, Invitation, QueuedPlayer, Table
 from moderation import closing
@@ -74,6 +74,7 @@ def test_a_closed_account_is_erased_signs_in_no_more_and_its_name_stays_claimed(
     client: Client, make_user: Callable[..., User]
 ) -> None:
     pilar = make_user("pilar", email="pilar@example.com", display_name="Pili", first_name="P")
+    PendingEmail.objects.create(user=pilar, email="nueva@example.com")
     other = make_user("otro")
     Follow.objects.create(follower=pilar, followed=other)
     Follow.objects.create(follower=other, followed=pilar)
@@ -91,6 +92,7 @@ def test_a_closed_account_is_erased_signs_in_no_more_and_its_name_stays_claimed(
     assert not pilar.has_usable_password()
     assert pilar.public_name == "Jugador retirado"
     assert not Follow.objects.exists() and not Block.objects.exists()
+    assert not PendingEmail.objects.exists()
     owners = {s.get_decoded().get("_auth_user_id") for s in Session.objects.all()}
     assert str(pilar.pk) not in owners
 

@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
-from accounts.models import Block, Follow, User
+from accounts.models import Block, Follow, PendingEmail, User
 from games.models import ChatMessage
 from moderation import tasks
 from moderation.models import DataExport, Report
@@ -39,6 +39,8 @@ def scene(four_players: list[User], make_user: Callable[..., User]) -> dict[str,
     User.objects.filter(pk=pilar.pk).update(email="pilar@example.com", display_name="Pili")
     User.objects.filter(pk=luis.pk).update(email="luis-secreto@example.com")
     pilar.refresh_from_db()
+    PendingEmail.objects.create(user=pilar, email="pilar-nueva@example.com")
+    PendingEmail.objects.create(user=luis, email="luis-pendiente@example.com")
     ended = finished_game(four_players, winner=0, rate=True)
     live = started_table(four_players)
     ChatMessage.objects.create(table=ended, user=pilar, seat=0, text="¡Vaya órdago!")
@@ -64,6 +66,7 @@ def test_the_export_holds_the_players_own_data(client: Client, scene: dict[str, 
     assert data["format"] == "barajamos-datos/1"
     assert data["account"]["username"] == pilar.username
     assert data["account"]["email"] == "pilar@example.com"
+    assert data["account"]["pending_email"]["email"] == "pilar-nueva@example.com"
     assert data["settings"] == {"display_name": "Pili", "language": "es"}
     assert len(data["sign_ins"]) == 1  # the log-in of this test
     assert {r["mode"] for r in data["ratings"]} == {"4-reyes"}
@@ -88,6 +91,7 @@ def test_the_export_never_holds_another_players_private_data(
     data = download(client)
     text = json.dumps(data, ensure_ascii=False)
     assert "luis-secreto@example.com" not in text  # nobody else's email
+    assert "luis-pendiente@example.com" not in text
     assert "Línea privada de Luis" not in text  # nor their chat lines
     assert "Denuncia contra Pilar" not in text  # nor reports made against her
     assert "blocked_by" not in text and scene["players"][3].username not in {
