@@ -47,6 +47,9 @@ class User(AbstractUser):
     ban_reason = models.TextField(_("motivo de la expulsión"), blank=True)
     muted_until = models.DateTimeField(_("silenciado hasta"), null=True, blank=True)
     muted = models.BooleanField(_("silenciado"), default=False)
+    # When the player closed their account (or staff did, at their request): it signs in no more,
+    # its personal fields are erased and its username is a tombstone (`names.tombstone`).
+    closed_at = models.DateTimeField(_("cuenta cerrada el"), null=True, blank=True)
 
     objects = UserManager()
 
@@ -81,7 +84,7 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
-        return self.display_name or self.username
+        return names.shown(self.username, self.display_name)
 
     @property
     def is_banned(self) -> bool:
@@ -101,7 +104,7 @@ class NameClaim(models.Model):
 
     The primary key is the rule: of two players racing to be «Alicia» and «Аlicia», one commits
     and the other gets `NameTaken`. A player's own username and display name may look alike
-    (their common keys are stored once). Bots claim nothing: `accounts.bots` reserves whatever
+    (their common keys are stored once). A closed account keeps its claims for good. Bots claim nothing: `accounts.bots` reserves whatever
     reads like their names.
     """
 
@@ -129,6 +132,10 @@ class NameClaim(models.Model):
         players who looked alike before names were checked (see the migration that filled this
         table) are not refused every later save of their accounts.
         """
+        if user.closed_at is not None:
+            # A closed account keeps the claims of the names it had, and takes no new one:
+            # nobody may come along later as «Alicia» and pass for the player who left.
+            return
         wanted = cls.keys_of(user)
         held = set(cls.objects.filter(user=user).values_list("skeleton", flat=True))
         cls.objects.filter(user=user, skeleton__in=held - wanted).delete()

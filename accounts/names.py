@@ -92,6 +92,32 @@ def skeletons(value: str) -> frozenset[str]:
     return frozenset({checker.getSkeleton(0, name), checker.getSkeleton(0, name.casefold())})
 
 
+#: What every page calls a player who closed their account, wherever their games, chat lines or
+#: tournament results remain (`shown`).
+RETIRED = _("Jugador retirado")
+
+#: A closed account's username begins with it: no name a player may choose does (usernames are
+#: letters, digits and @.+-_), so the tombstone is nobody's to take, and it marks the account.
+TOMBSTONE_PREFIX = "~"
+
+
+def tombstone(user_id: int) -> str:
+    """The username a closed account takes, so that no page or link carries its old name."""
+    return f"{TOMBSTONE_PREFIX}retirado-{user_id}"
+
+
+def is_tombstone(username: str | None) -> bool:
+    return bool(username) and str(username).startswith(TOMBSTONE_PREFIX)
+
+
+def shown(username: str, display_name: str | None) -> str:
+    """The name a player goes by on every page, from their account's two columns (the pages that
+    read them in SQL call it as `User.public_name` does): «Jugador retirado» for a closed account."""
+    if is_tombstone(username):
+        return str(RETIRED)
+    return display_name or username
+
+
 def bdi(name: object) -> SafeString:
     """A user-supplied name for HTML, isolated from the text around it: a right-to-left name (or
     one kept from before these rules, with direction characters) cannot reorder its neighbours."""

@@ -22,7 +22,7 @@ def _change(
     call: Callable[[User, User], bool],
     done: str,
 ) -> HttpResponse:
-    other = get_object_or_404(User, username=username)
+    other = get_object_or_404(User, username=username, closed_at__isnull=True)
     try:
         call(request.user, other)
     except relations.RelationError as exc:

@@ -270,4 +270,8 @@ def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     players = relations.with_relation(User.objects.all(), request.user)
     player = get_object_or_404(players, username=username)
+    if player.closed_at is not None:
+        # Their games stay in other players' histories, whose links lead here: the page says
+        # who left, and shows nothing of theirs.
+        return render(request, "accounts/profile_closed.html", {"player": player}, status=410)
     return render(request, "accounts/profile.html", profile_context(request, player))

@@ -108,6 +108,7 @@ class ModerationAction(models.Model):
         REMOVE_PAIR = "descalificar", _("Pareja descalificada de un torneo")
         WITHDRAW_INVITATION = "invit_retirada", _("Invitación a un torneo retirada")
         ADJUDICATE = "arbitrar", _("Partida de torneo decidida por la organización")
+        CLOSE_ACCOUNT = "cerrar_cuenta", _("Cuenta cerrada")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -156,3 +157,32 @@ class ModerationAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.moderator_name}: {self.get_kind_display()} {self.target_name}".strip()
+
+
+class DataExport(models.Model):
+    """A player's «Descargar mis datos» (`moderation.export`): every request is a row, which the
+    rate limit counts; a large export is made by a Celery task and kept here (`content`) for its
+    player to download until they ask for another one or close the account."""
+
+    class Status(models.TextChoices):
+        PENDING = "pendiente", _("Preparándose")
+        READY = "lista", _("Lista")
+        FAILED = "fallida", _("Fallida")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="data_exports"
+    )
+    status = models.CharField(
+        _("estado"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    requested_at = models.DateTimeField(_("pedida el"), auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(_("terminada el"), null=True, blank=True)
+    content = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("exportación de datos")
+        verbose_name_plural = _("exportaciones de datos")
+        ordering = ["-requested_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.status} {self.requested_at:%Y-%m-%d %H:%M}"

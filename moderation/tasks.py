@@ -1,13 +1,16 @@
-"""Celery tasks linked after the rankings app's ladder recompute: its result goes into the
-audit-log entry of the moderator who asked for it (`moderation.actions.recompute_ratings`)."""
+"""Celery tasks: the ones linked after the rankings app's ladder recompute, whose result goes into
+the audit-log entry of the moderator who asked for it (`moderation.actions.recompute_ratings`),
+and the making of a large «Descargar mis datos» (`moderation.export`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from celery import shared_task
+from django.utils import timezone
 
-from .models import ModerationAction
+from . import export
+from .models import DataExport, ModerationAction
 
 #: `details["status"]` of a recompute entry: asked for, finished, failed.
 QUEUED = "encargado"
@@ -47,3 +50,22 @@ def record_recompute_failure(
     return finish_recompute(
         entry_id, {"status": FAILED, "error": f"{type(exc).__name__}: {exc}"[:500]}
     )
+
+
+@shared_task(name="moderation.export_player_data", ignore_result=True)
+def export_player_data(export_id: int) -> bool:
+    """Make the export `export_id` while it is pending; False if it was not (made already, by a
+    redelivered message, or its player closed the account meanwhile)."""
+    pending = DataExport.objects.filter(pk=export_id, status=DataExport.Status.PENDING)
+    row = pending.select_related("user").first()
+    if row is None:
+        return False
+    try:
+        content = export.build(row.user)
+    except Exception:
+        pending.update(status=DataExport.Status.FAILED, finished_at=timezone.now())
+        raise
+    done = pending.update(
+        status=DataExport.Status.READY, content=content, finished_at=timezone.now()
+    )
+    return done == 1

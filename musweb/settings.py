@@ -172,6 +172,7 @@ MUS_WORKER_QUEUES = {"live": CELERY_TASK_DEFAULT_QUEUE, "heavy": MUS_HEAVY_QUEUE
 CELERY_TASK_ROUTES = {
     "rankings.analyse_game": {"queue": MUS_HEAVY_QUEUE},
     "rankings.recompute_ratings": {"queue": MUS_HEAVY_QUEUE},
+    "moderation.export_player_data": {"queue": MUS_HEAVY_QUEUE},
 }
 CELERY_TIMEZONE = "UTC"
 # Notes in the database when it cannot send a task (Redis down): games.services.clockwork.
@@ -223,6 +224,13 @@ MUS_ANALYSES_IN_FLIGHT = env_int("MUS_ANALYSES_IN_FLIGHT", 6, minimum=1)
 # Deals the estimator draws per decision (more: steadier figures, slower analyses); 0: the
 # estimator's own default (docs/engine.md).
 MUS_ANALYSIS_SAMPLES = env_int("MUS_ANALYSIS_SAMPLES", 0, minimum=0)
+# «Descargar mis datos» (moderation.export): a player asks at most MUS_DATA_EXPORTS_PER_DAY times
+# in 24 hours; up to MUS_DATA_EXPORT_INLINE_GAMES games the file is made in the request, a larger
+# one by the task moderation.export_player_data on the heavy queue (CELERY_TASK_ROUTES).
+MUS_DATA_EXPORTS_PER_DAY = env_int("MUS_DATA_EXPORTS_PER_DAY", 3, minimum=1)
+MUS_DATA_EXPORT_INLINE_GAMES = env_int("MUS_DATA_EXPORT_INLINE_GAMES", 300, minimum=0)
+# Where players write about their data (the privacy page, /privacidad/).
+MUS_PRIVACY_CONTACT = env_str("MUS_PRIVACY_CONTACT", "privacidad@barajamos.local")
 
 LANGUAGE_CODE = "es"
 LANGUAGES = [("es", _("Español")), ("en", _("English"))]

@@ -1,7 +1,7 @@
 """A Celery worker of one role (docs/deploy.md, «Queues and workers»):
 
     python -m musweb.worker live  [celery worker options]   the live game's queue
-    python -m musweb.worker heavy [celery worker options]   hand analyses, ladder recomputes
+    python -m musweb.worker heavy [celery worker options]   hand analyses, ladder recomputes, data exports
     python -m musweb.worker live,heavy [...]                 one worker for both (tests, tools)
 
 Each role consumes its own queue (`settings.MUS_WORKER_QUEUES`), so heavy work never holds up a

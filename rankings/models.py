@@ -16,11 +16,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from accounts import names
 from games.models import Mode
 
 from . import elo
 
-#: ``hidden_until`` of a player hidden for good (a ban without end, a deactivated account).
+#: ``hidden_until`` of a player hidden for good (a ban without end, a deactivated account that
+#: was not closed by its player).
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
@@ -92,8 +94,9 @@ class PlayerRating(models.Model):
         banned_at: datetime | None = None,
         banned_until: datetime | None = None,
     ) -> dict[str, object]:
-        """The columns copied from the player's account (names for search, visibility)."""
-        if not is_active:
+        """The columns copied from the player's account (names for search, visibility). A closed
+        account keeps its place, as «Jugador retirado»: its results are the others' history too."""
+        if not is_active and not names.is_tombstone(username):
             hidden = FOREVER
         elif banned_at is not None:
             hidden = banned_until or FOREVER

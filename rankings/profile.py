@@ -15,6 +15,7 @@ from django.db import connection
 from django.http import HttpRequest
 from django.urls import reverse
 
+from accounts import names
 from accounts.models import User
 from games.models import Mode, Table
 
@@ -109,7 +110,7 @@ def _totals_and_partner(user: User, include_private: bool) -> tuple[dict[str, An
     if username is not None:
         partner = {
             "username": username,
-            "public_name": display or username,
+            "public_name": names.shown(username, display),
             "url": profile_url(username),
             "games": with_games,
             "wins": with_wins,

@@ -19,6 +19,7 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import names
 from accounts.models import User
 from games import hooks, labels
 from games.hooks import RatingLabel, TableLink
@@ -318,7 +319,7 @@ def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed
         row = GameRow(pk, mode, private, rated, status, scores, winner, ended_by, finished_at, None)
         row.practice = practice
         for seat, username, display_name, is_bot, level in players or []:
-            name = labels.seat_name(display_name or username, level if is_bot else None)
+            name = labels.seat_name(names.shown(username, display_name), level if is_bot else None)
             row.seats[seat] = {"name": name, "url": profile_url(username)}
         if followed:
             row.seat, change = record[11:13]

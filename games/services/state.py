@@ -11,6 +11,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import names
 from accounts.models import User
 
 from .. import engine
@@ -50,7 +51,7 @@ def seats_info(table: Table) -> list[dict[str, Any] | None]:
         seats[row["seat"]] = {
             "seat": row["seat"],
             "team": row["seat"] % 2,
-            "name": row["display_name"] or row["username"],  # User.public_name
+            "name": names.shown(row["username"], row["display_name"]),  # User.public_name
             "username": row["username"],
             "bot": row["is_bot"],
             # A bot's level (`principiante`, `normal`, `fuerte`); null for a person.

@@ -70,6 +70,17 @@ class PrivateReasonForm(forms.Form):
     )
 
 
+class RequestForm(forms.Form):
+    """A measure taken at a player's own request (closing their account): how they asked."""
+
+    reason = forms.CharField(
+        label=_("Petición del jugador"),
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text=_("Cómo y cuándo lo pidió. Queda en el registro de moderación."),
+    )
+
+
 class NoteForm(forms.Form):
     note = forms.CharField(
         label=_("Nota de la resolución"),

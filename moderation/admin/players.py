@@ -23,9 +23,9 @@ from accounts.admin import PlayerChangeForm as AccountsPlayerChangeForm
 from accounts.models import User
 
 from .. import actions as moderation
-from .. import clusters
+from .. import closing, clusters
 from ..models import ModerationAction
-from .measures import OptionalReasonForm, ReasonForm, measure_page
+from .measures import OptionalReasonForm, ReasonForm, RequestForm, measure_page
 
 
 class PlayerChangeForm(AccountsPlayerChangeForm):
@@ -56,6 +56,7 @@ USER_MEASURES = {
     "readmitir": ("unban", OptionalReasonForm),
     "silenciar": ("mute", ReasonForm),
     "quitar-silencio": ("unmute", OptionalReasonForm),
+    "cerrar-cuenta": ("close", RequestForm),
 }
 
 
@@ -68,7 +69,13 @@ class ModeratedUserAdmin(UserAdmin):
         *(fieldset for fieldset in UserAdmin.fieldsets if fieldset is not MODERATION_FIELDSET),
         (MODERATION_FIELDSET[0], {"fields": ("moderation_tools", *MODERATION_FIELDS)}),
     )
-    actions = ["ban_players", "unban_players", "mute_players", "unmute_players"]
+    actions = [
+        "ban_players",
+        "unban_players",
+        "mute_players",
+        "unmute_players",
+        "close_accounts",
+    ]
     change_list_template = "moderation/admin/player_change_list.html"
 
     # -- the measures, from the list ---------------------------------------------------------
@@ -89,6 +96,13 @@ class ModeratedUserAdmin(UserAdmin):
     )
     def unmute_players(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         return self._measure(request, queryset, "unmute", action="unmute_players")
+
+    @admin.action(
+        description=_("Cerrar las cuentas elegidas, a petición de sus jugadores…"),
+        permissions=["change"],
+    )
+    def close_accounts(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        return self._measure(request, queryset, "close", action="close_accounts")
 
     def _measure(
         self,
@@ -128,6 +142,18 @@ class ModeratedUserAdmin(UserAdmin):
                 _("Quitar el silencio"),
                 lambda n: gettext("Jugadores que ya pueden escribir: %(n)d.") % {"n": n},
             ),
+            "close": (
+                _("Cerrar la cuenta"),
+                _(
+                    "Solo a petición del propio jugador. La cuenta no vuelve a entrar; deja la "
+                    "cola, las mesas sin empezar, las invitaciones y los torneos que no han "
+                    "empezado; su correo y sus nombres se borran y en las partidas de los demás "
+                    "pasa a llamarse «Jugador retirado». No se puede deshacer. No se cierra "
+                    "mientras juega una partida o un torneo en curso."
+                ),
+                _("Cerrar la cuenta"),
+                lambda n: gettext("Cuentas cerradas: %(n)d.") % {"n": n},
+            ),
         }
         title, intro, submit, done = texts[measure]
 
@@ -136,6 +162,8 @@ class ModeratedUserAdmin(UserAdmin):
                 return moderation.ban(moderator, user, data["reason"], data["until"])
             if measure == "mute":
                 return moderation.mute(moderator, user, data["reason"], data["until"])
+            if measure == "close":
+                return closing.close_account(user, moderator=moderator, reason=data["reason"])
             if measure == "unban":
                 return moderation.unban(moderator, user, data["reason"])
             return moderation.unmute(moderator, user, data["reason"])
@@ -212,6 +240,7 @@ class ModeratedUserAdmin(UserAdmin):
             "readmitir": _("Readmitir…"),
             "silenciar": _("Silenciar…"),
             "quitar-silencio": _("Quitar el silencio…"),
+            "cerrar-cuenta": _("Cerrar la cuenta…"),
         }
         shown = [
             slug
@@ -220,6 +249,7 @@ class ModeratedUserAdmin(UserAdmin):
             or (slug == "readmitir" and obj.banned_at is not None)
             or (slug == "silenciar")
             or (slug == "quitar-silencio" and (obj.muted or obj.muted_until is not None))
+            or (slug == "cerrar-cuenta" and obj.closed_at is None)
         ]
         log_url = reverse("admin:moderation_moderationaction_changelist")
         links = format_html_join(

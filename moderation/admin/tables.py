@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.names import shown
 from games import services
 from games.admin import TableAdmin
 from games.models import Table
@@ -162,7 +163,8 @@ class ModeratedTableAdmin(TableAdmin):
     def _revealed(self, request: HttpRequest, table: Table, entry: ModerationAction) -> Any:
         game = services.game_of(table)
         names = {
-            row["seat"]: row["display_name"] or row["username"] for row in services.seat_rows(table)
+            row["seat"]: shown(row["username"], row["display_name"])
+            for row in services.seat_rows(table)
         }
         seats = [
             {

@@ -90,7 +90,8 @@ def test_migrating_a_database_with_reports_and_a_log_keeps_every_row_and_permiss
     assert not ContentType.objects.filter(app_label="accounts", model="report").exists()
     tables = connection.introspection.table_names()
     assert "accounts_report" in tables and "accounts_moderationaction" in tables
-    assert not any(name.startswith("moderation_") for name in tables)
+    # The moved models kept their tables (the app's later models have their own).
+    assert not {"moderation_report", "moderation_moderationaction"} & set(tables)
 
 
 @pytest.mark.django_db
