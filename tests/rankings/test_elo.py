@@ -80,7 +80,7 @@ def test_an_established_player_barely_moves_with_newcomers_who_know_everybody() 
     settled one. Newcomers with five games and wide circles count a sixth for a veteran, in full
     for each other."""
     veteran = known(games=200)
-    newcomers = [Standing(1500, 5, p, 40) for p in (2, 3, 4)]
+    newcomers = [Standing(1500, 5, p, elo.MET_WIDELY + 3) for p in (2, 3, 4)]
     changes = elo.changes([veteran, *newcomers], winner_team=0)
     assert changes[0].weight == pytest.approx(5 / 30) and changes[0].limit == elo.Limit.SETTLED
     assert changes[0].after - changes[0].before == pytest.approx(10 * 5 / 30)
@@ -108,7 +108,7 @@ def circle_of(size: int, first: int = 100) -> frozenset[int]:
 def test_a_result_weighs_as_much_as_the_circle_of_the_others_reaches() -> None:
     """The circle is the different players, not at this table, the others have played with."""
     me = Standing(1500, 10, 1, 100)
-    for size, weight in [(0, 0), (5, 0), (8, 1 / 3), (11, 2 / 3), (14, 1), (40, 1)]:
+    for size, weight in [(0, 0), (6, 0), (8, 1 / 3), (10, 2 / 3), (12, 1), (40, 1)]:
         # The rivals and the partner have all met the same `size` players, and each other.
         others = [
             Standing(1500, 10, p, size + 3, circle_of(size) | {1, 2, 3, 4} - {p}) for p in (2, 3, 4)
