@@ -145,3 +145,28 @@ def test_rating_refuses_a_game_that_is_not_four_players_or_has_no_winner() -> No
         elo.rate([Standing()] * 3, 0)
     with pytest.raises(ValueError):
         elo.rate([Standing()] * 4, None)  # type: ignore[arg-type]
+
+
+def test_rivals_who_played_much_with_the_player_count_less() -> None:
+    """The share of the rivals' games played with the player: nothing up to a fifth, nothing
+    counted from two fifths, a straight ramp between."""
+    for shared, weight in [(0, 1), (4, 1), (6, 0.5), (8, 0), (20, 0)]:
+        me = Standing(1500, 10, 1, elo.MET_WIDELY + 3)
+        rivals = [
+            Standing(1500, 10, p, elo.MET_WIDELY + 3, shared={1: shared // 2}) for p in (2, 4)
+        ]
+        partner = Standing(1500, 10, 3, elo.MET_WIDELY + 3)
+        change = elo.changes([me, rivals[0], partner, rivals[1]], winner_team=0)[0]
+        assert change.weight == pytest.approx(weight)
+        assert change.limit == ("" if weight == 1 else elo.Limit.FAMILIAR)
+
+
+def test_the_rivals_circle_counts_only_players_the_player_has_not_met() -> None:
+    ring = circle_of(12)
+    rivals = [Standing(1500, 10, p, 15, ring | {1, 2, 3, 4} - {p}) for p in (2, 4)]
+    partner = Standing(1500, 100, 3, 100)
+    stranger = Standing(1500, 10, 1, 3, frozenset({2, 3, 4}))
+    insider = Standing(1500, 10, 1, 15, ring | {2, 3, 4})
+    assert elo.changes([stranger, rivals[0], partner, rivals[1]], 0)[0].weight == 1
+    change = elo.changes([insider, rivals[0], partner, rivals[1]], 0)[0]
+    assert change.weight == 0 and change.limit == elo.Limit.RIVALS
