@@ -10,12 +10,14 @@ moves by ``K * (S - E) * W``:
   of the others is how many different players, not at this table, they have shared a rated
   table with. A closed group (a ring of throwaway accounts, however many games it plays) has a
   circle no larger than itself; honest newcomers in random fours widen theirs by up to three
-  with every game. ``W`` is the lesser of the ramp of the rivals' circle and of the three
-  others' circle (from nothing at `CIRCLE_MIN` players to everything at `CIRCLE_FULL`), and of
-  each other player's first games (a brand-new account decides nothing). For an established
-  player (30 rated games or more) it is also at most how settled the others' ratings are
-  (rated games / 30; the lesser of the partner's and the rival pair's mean): a game with
-  newcomers moves an established rating little.
+  with every game. ``W`` is the least of: the ramp of the rivals' circle *beyond the player's
+  own* (the people the rivals met whom the player has not met; from nothing at `CIRCLE_MIN`
+  players to everything at `CIRCLE_FULL`); the ramp of the three others' circle; how little of
+  the rivals' games were played with the player (`FAMILIAR_FROM`, `FAMILIAR_UP_TO`); and the
+  first games of each of the four (a brand-new account decides nothing, not even for itself).
+  For an established player (30 rated games or more) it is also at most how settled the
+  others' ratings are (rated games / 30; the lesser of the partner's and the rival pair's
+  mean): a game with newcomers moves an established rating little.
 
 Everything a game's changes depend on (ratings, game counts, acquaintances) is what the four
 players had before it, so replaying the games in order rebuilds the ladders exactly.
@@ -23,7 +25,7 @@ players had before it, so replaying the games in order rebuilds the ladders exac
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 INITIAL_RATING = 1500.0
@@ -31,25 +33,37 @@ PROVISIONAL_GAMES = 30
 K_PROVISIONAL = 40
 K_ESTABLISHED = 20
 #: A circle this small (or smaller) tells the ladder nothing beyond the group: weight 0.
-CIRCLE_MIN = 5
+CIRCLE_MIN = 6
 #: From a circle this wide on, the result counts in full.
-CIRCLE_FULL = 14
-#: Rated games after which an account decides in full for the others at its table (nothing in
-#: its first game, half in its second).
-FIRST_GAMES = 2
+CIRCLE_FULL = 12
+#: An account that has met this many players besides a table's fills any circle, beyond
+#: anybody's: a ring's accounts cannot meet that many strangers cheaply, and no list longer
+#: than this is ever read.
+MET_WIDELY = 40
+#: Rated games after which an account decides in full at its table, for the others and for
+#: itself (nothing in its first game, a third in its second, two thirds in its third).
+FIRST_GAMES = 3
+#: The share of the rivals' rated games played with the player (at the same table, any seat)
+#: from which the result counts less, and at which it counts nothing: rivals who have played
+#: mostly with the player tell the ladder little about the player's strength beyond them.
+FAMILIAR_FROM = 0.2
+FAMILIAR_UP_TO = 0.4
 
 
 @dataclass(frozen=True)
 class Standing:
     """A player as the ladder knew them before a game: rating, rated games in the mode, and the
     players they had shared a rated table with (``met`` of them; ``acquaintances`` may be left
-    empty when ``met`` alone already fills a circle, see `circle`)."""
+    empty when ``met`` alone already fills a circle, see `circle`, and otherwise needs only the
+    ones the others at the table may have met too); ``shared``: how many rated games they had
+    played with each of the other players at this table."""
 
     rating: float = INITIAL_RATING
     games: int = 0
     player: int | None = None
     met: int = 0
     acquaintances: frozenset[int] = field(default=frozenset(), compare=False)
+    shared: Mapping[int, int] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -72,18 +86,41 @@ def k_factor(games_before: int) -> int:
     return K_PROVISIONAL if is_provisional(games_before) else K_ESTABLISHED
 
 
-def circle(others: Iterable[Standing], table: Iterable[int | None]) -> int:
-    """How many different players, not at the table, ``others`` have shared a rated table with,
-    counted up to `CIRCLE_FULL` (all that matters). A player whose ``met`` alone fills it needs
-    no list (a table holds at most three of the players they met besides the one asking)."""
+def is_wide(standing: Standing, beyond: Standing | None = None) -> bool:
+    """Whether ``met`` alone fills a circle (beyond the players ``beyond`` has met, if given):
+    no list of acquaintances is needed for such a player. A table holds at most three of the
+    players they met besides the one asking. From `MET_WIDELY` on, it fills one beyond anybody."""
+    if standing.met - 3 >= MET_WIDELY:
+        return True
+    return standing.met - 3 - (beyond.met if beyond else 0) >= CIRCLE_FULL
+
+
+def circle(
+    others: Iterable[Standing], table: Iterable[int | None], beyond: Standing | None = None
+) -> int:
+    """How many different players, not at the table, ``others`` have shared a rated table with
+    (and, with ``beyond``, whom that player has not: the circle beyond theirs), counted up to
+    `CIRCLE_FULL` (all that matters). An other whose ``met`` alone fills it needs no list;
+    ``beyond`` needs only their acquaintances among the others' (`needs_list`)."""
     others = list(others)
-    if any(o.met - 3 >= CIRCLE_FULL for o in others):
+    if any(is_wide(o, beyond) for o in others):
         return CIRCLE_FULL
     seated = {p for p in table if p is not None}
     union: set[int] = set()
     for other in others:
         union |= other.acquaintances
+    if beyond is not None:
+        union -= beyond.acquaintances
     return min(CIRCLE_FULL, len(union - seated))
+
+
+def needs_list(seat: int, mets: Sequence[int]) -> bool:
+    """Whether `weight_of` may read all of ``seat``'s acquaintances, given the four players'
+    ``met``: only if their count does not fill a circle beyond one of their rivals' (so no
+    list longer than `MET_WIDELY` is ever read). Everybody else's are needed only among those
+    lists."""
+    beyond = max(mets[(seat + 1) % 4], mets[(seat + 3) % 4])
+    return mets[seat] - 3 < MET_WIDELY and mets[seat] - 3 - beyond < CIRCLE_FULL
 
 
 def reach(size: int) -> float:
@@ -92,8 +129,21 @@ def reach(size: int) -> float:
 
 
 def known(games: int) -> float:
-    """How much a player's result tells about the others after ``games`` rated games: 0 to 1."""
+    """How much a player's result tells after ``games`` rated games: 0 to 1."""
     return min(1.0, games / FIRST_GAMES)
+
+
+def familiarity(player: Standing, rivals: Sequence[Standing]) -> float:
+    """The share of the rivals' rated games that they played with ``player``: 0 to 1."""
+    games = sum(r.games for r in rivals)
+    if not games or player.player is None:
+        return 0.0
+    return sum(r.shared.get(player.player, 0) for r in rivals) / games
+
+
+def strangeness(share: float) -> float:
+    """How much a result counts when ``share`` of the rivals' games were with the player."""
+    return min(1.0, max(0.0, (FAMILIAR_UP_TO - share) / (FAMILIAR_UP_TO - FAMILIAR_FROM)))
 
 
 @dataclass(frozen=True)
@@ -108,8 +158,9 @@ class Limit:
     """Why a result counted less than in full (stored with the change; the game page says it)."""
 
     FULL = ""
-    NEW = "nuevos"  # an account at the table in its first rated games
-    RIVALS = "rivales"  # the rivals have played with few other players
+    NEW = "nuevos"  # an account at the table (the player's own included) in its first games
+    RIVALS = "rivales"  # the rivals have played with few players the player has not met
+    FAMILIAR = "habitual"  # much of the rivals' games were played with the player
     CLOSED = "cerrado"  # the three others have played with few other players: a closed group
     SETTLED = "asentada"  # an established rating, and the others' are still provisional
 
@@ -120,17 +171,20 @@ def settled(games: int) -> float:
 
 
 def weight_of(seat: int, standings: Sequence[Standing]) -> Weight:
-    """How much the game counts for ``seat``: the least of the others' first games, the rivals'
-    circle and the three others' circle; and, for an established player, how settled the
-    others' ratings are (the lesser of the partner's and the rival pair's mean), so that a game
-    with newcomers moves them little."""
+    """How much the game counts for ``seat``: the least of the four's first games, the rivals'
+    circle beyond the player's, the three others' circle and how little of the rivals' games
+    were with the player; and, for an established player, how settled the others' ratings are
+    (the lesser of the partner's and the rival pair's mean), so that a game with newcomers
+    moves them little."""
+    own = standings[seat]
     others = [standings[(seat + i) % 4] for i in (1, 2, 3)]
     rivals = [others[0], others[2]]
     table = [s.player for s in standings]
     candidates = [
-        (min(known(o.games) for o in others), Limit.NEW),
-        (reach(circle(rivals, table)), Limit.RIVALS),
+        (min(known(s.games) for s in standings), Limit.NEW),
+        (reach(circle(rivals, table, beyond=own)), Limit.RIVALS),
         (reach(circle(others, table)), Limit.CLOSED),
+        (strangeness(familiarity(own, rivals)), Limit.FAMILIAR),
     ]
     if not is_provisional(standings[seat].games):
         rivals_settled = (settled(rivals[0].games) + settled(rivals[1].games)) / 2

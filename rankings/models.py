@@ -137,11 +137,13 @@ class RatingBucket(models.Model):
 
 class Acquaintance(models.Model):
     """Two players who have shared a rated table in a mode (one row each way), played to the
-    end. ``PlayerRating.met`` counts a player's rows; the ladder's weight reads them (elo.py)."""
+    end, and in how many games. ``PlayerRating.met`` counts a player's rows; the ladder's weight
+    reads them (elo.py)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     mode = models.CharField(max_length=8, choices=Mode.choices)
+    games = models.PositiveIntegerField(default=1)
 
     class Meta:
         constraints = [
@@ -176,7 +178,8 @@ class WeightLimit(models.TextChoices):
 
     FULL = elo.Limit.FULL, "—"
     NEW = elo.Limit.NEW, _("alguien en la mesa lleva menos de %(n)s partidas puntuadas")
-    RIVALS = elo.Limit.RIVALS, _("los rivales han jugado con pocos jugadores distintos")
+    RIVALS = elo.Limit.RIVALS, _("los rivales han jugado con pocos jugadores que tú no conoces")
+    FAMILIAR = elo.Limit.FAMILIAR, _("buena parte de las partidas de los rivales han sido contigo")
     CLOSED = elo.Limit.CLOSED, _("los otros tres apenas han jugado fuera de su grupo")
     SETTLED = elo.Limit.SETTLED, _("una puntuación asentada, y la de los otros aún es provisional")
 

@@ -7,7 +7,7 @@ ladders against it and ``recompute()`` can rewrite them.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,8 +28,8 @@ class Ladder:
 
     ratings: dict[tuple[int, str], dict[str, object]]
     changes: list[tuple[int, int, str, int, float, float, int, float, str, bool, datetime]]
-    # who has met whom, by mode (Acquaintance rows)
-    acquaintances: dict[tuple[int, str], set[int]]
+    # who has met whom and in how many games, by mode (Acquaintance rows)
+    acquaintances: dict[tuple[int, str], Counter[int]]
     # (table_id, mode, winner_team, abandoned seat or None) in application order
     games: list[tuple[int, str, int, int | None]]
 
@@ -67,7 +67,7 @@ def _games_in_order() -> Iterator[LadderGame]:
 def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
     ratings: dict[tuple[int, str], dict[str, object]] = {}
     changes: list[tuple[int, int, str, int, float, float, int, float, str, bool, datetime]] = []
-    met: dict[tuple[int, str], set[int]] = defaultdict(set)
+    met: dict[tuple[int, str], Counter[int]] = defaultdict(Counter)
     order: list[tuple[int, str, int, int | None]] = []
 
     def standing(user_id: int, mode: str) -> dict[str, object]:
@@ -87,7 +87,9 @@ def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
     for table_id, mode, winner, played_at, seat_users, abandoned in games:
         rows = [standing(u, mode) for u in seat_users]
         standings = [
-            elo.Standing(r["rating"], r["games"], u, r["met"], frozenset(met[u, mode]))
+            elo.Standing(
+                r["rating"], r["games"], u, r["met"], frozenset(met[u, mode]), met[u, mode]
+            )
             for u, r in zip(seat_users, rows, strict=True)
         ]
         for seat, move in game_changes(standings, winner, abandoned).items():
@@ -116,7 +118,7 @@ def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
                 row["last_played_at"] = played_at
         if abandoned is None:
             for u, row in zip(seat_users, rows, strict=True):
-                met[u, mode] |= set(seat_users) - {u}
+                met[u, mode].update(o for o in seat_users if o != u)
                 row["met"] = len(met[u, mode])
         order.append((table_id, mode, winner, abandoned))
     return Ladder(ratings, changes, met, order)
@@ -184,9 +186,9 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
             )
             Acquaintance.objects.bulk_create(
                 [
-                    Acquaintance(user_id=u, other_id=o, mode=m)
+                    Acquaintance(user_id=u, other_id=o, mode=m, games=n)
                     for (u, m), others in ladder.acquaintances.items()
-                    for o in sorted(others)
+                    for o, n in sorted(others.items())
                 ],
                 batch_size=5000,
             )

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
 from accounts.models import User
 from games.models import Abandonment, Seat, Table
@@ -54,33 +54,62 @@ def game_changes(
     return {abandoned_seat: elo.abandonment_change(standings, abandoned_seat)}
 
 
-def acquaintances_of(mode: str, rows: Iterable[PlayerRating]) -> dict[int, frozenset[int]]:
-    """The players each of ``rows`` has met, for those whose count alone does not fill a circle
-    (`elo.circle` needs no list for the others)."""
-    wanted = [r.user_id for r in rows if r.met - 3 < elo.CIRCLE_FULL]
-    met: dict[int, set[int]] = {u: set() for u in wanted}
-    for user_id, other_id in Acquaintance.objects.filter(mode=mode, user_id__in=wanted).values_list(
+def acquaintances_of(mode: str, seat_rows: list[PlayerRating]) -> dict[int, frozenset[int]]:
+    """The players each of the four (in seat order) has met: all of them for those whose list
+    `elo.weight_of` may read in full (`elo.needs_list`), and for the others only those among
+    the first ones' lists (all it reads of them)."""
+    mets = [r.met for r in seat_rows]
+    full = [r.user_id for seat, r in enumerate(seat_rows) if elo.needs_list(seat, mets)]
+    rest = [r.user_id for r in seat_rows if r.user_id not in full]
+    met: dict[int, set[int]] = {r.user_id: set() for r in seat_rows}
+    for user_id, other_id in Acquaintance.objects.filter(mode=mode, user_id__in=full).values_list(
         "user_id", "other_id"
     ):
         met[user_id].add(other_id)
+    listed = set().union(*(met[u] for u in full))
+    if rest and listed:
+        for user_id, other_id in Acquaintance.objects.filter(
+            mode=mode, user_id__in=rest, other_id__in=listed
+        ).values_list("user_id", "other_id"):
+            met[user_id].add(other_id)
     return {u: frozenset(others) for u, others in met.items()}
 
 
-def standing_of(row: PlayerRating, acquaintances: dict[int, frozenset[int]]) -> elo.Standing:
+def shared_games(mode: str, seat_users: list[int]) -> dict[int, dict[int, int]]:
+    """How many rated games each of the four has played with each of the other three."""
+    shared: dict[int, dict[int, int]] = {u: {} for u in seat_users}
+    for user_id, other_id, games in Acquaintance.objects.filter(
+        mode=mode, user_id__in=seat_users, other_id__in=seat_users
+    ).values_list("user_id", "other_id", "games"):
+        shared[user_id][other_id] = games
+    return shared
+
+
+def standing_of(
+    row: PlayerRating, acquaintances: dict[int, frozenset[int]], shared: dict[int, int]
+) -> elo.Standing:
     return elo.Standing(
-        row.rating, row.games, row.user_id, row.met, acquaintances.get(row.user_id, frozenset())
+        row.rating,
+        row.games,
+        row.user_id,
+        row.met,
+        acquaintances.get(row.user_id, frozenset()),
+        shared,
     )
 
 
-def meet(mode: str, seat_users: list[int], rows: dict[int, PlayerRating]) -> None:
+def meet(
+    mode: str,
+    seat_users: list[int],
+    rows: dict[int, PlayerRating],
+    shared: dict[int, dict[int, int]],
+) -> None:
     """Record that the four players of a game played to the end have met (``met`` counts the new
-    acquaintances of each)."""
-    known = set(
-        Acquaintance.objects.filter(
-            mode=mode, user_id__in=seat_users, other_id__in=seat_users
-        ).values_list("user_id", "other_id")
+    acquaintances of each; ``shared`` holds the games they had already played together)."""
+    Acquaintance.objects.filter(mode=mode, user_id__in=seat_users, other_id__in=seat_users).update(
+        games=F("games") + 1
     )
-    new = [(u, o) for u in seat_users for o in seat_users if u != o and (u, o) not in known]
+    new = [(u, o) for u in seat_users for o in seat_users if u != o and o not in shared[u]]
     Acquaintance.objects.bulk_create(
         [Acquaintance(user_id=u, other_id=o, mode=mode) for u, o in new], ignore_conflicts=True
     )
@@ -132,11 +161,12 @@ def rate_table(table_id: int) -> bool:
             return False  # somebody else rated it first
         played_at = table.finished_at or table.created_at
         buckets = BucketMoves(table.mode)
-        acquaintances = acquaintances_of(table.mode, rows.values())
-        standings = [standing_of(rows[u], acquaintances) for u in seat_users]
+        acquaintances = acquaintances_of(table.mode, [rows[u] for u in seat_users])
+        shared = shared_games(table.mode, seat_users)
+        standings = [standing_of(rows[u], acquaintances, shared[u]) for u in seat_users]
         moves = game_changes(standings, winner_team, abandoned_seat)
         if abandoned_seat is None:
-            meet(table.mode, seat_users, rows)
+            meet(table.mode, seat_users, rows, shared)
         changes = []
         for seat, move in moves.items():
             user_id = seat_users[seat]

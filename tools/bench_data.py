@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
@@ -398,8 +398,8 @@ def _seed(
             "played_at",
         ],
     )
-    # Who has met whom, by mode: the ladder's weight reads it (rankings.elo.circle).
-    met: dict[tuple[int, str], set[int]] = defaultdict(set)
+    # Who has met whom in how many games, by mode: the ladder's weight reads it (rankings.elo).
+    met: dict[tuple[int, str], Counter[int]] = defaultdict(Counter)
     first_table = _next_id(Table)
     first_mark = _next_id(RatedGame)
     ratings: dict[tuple[int, str], list[Any]] = {}  # rating, games, wins, best, last
@@ -488,14 +488,19 @@ def _seed(
                     moves = elo.changes(
                         [
                             elo.Standing(
-                                r[0], r[1], uid, len(met[uid, mode]), frozenset(met[uid, mode])
+                                r[0],
+                                r[1],
+                                uid,
+                                len(met[uid, mode]),
+                                frozenset(met[uid, mode]),
+                                met[uid, mode],
                             )
                             for uid, r in zip(ids, rows, strict=True)
                         ],
                         winner,
                     )
                     for uid in ids:
-                        met[uid, mode] |= set(ids) - {uid}
+                        met[uid, mode].update(o for o in ids if o != uid)
                     m_lines.append(
                         marks.line(str(mark_id), str(table_id), mode, str(winner), finished_s)
                     )
@@ -567,12 +572,12 @@ def _seed(
                 for (u, m), r in ratings.items()
             ]
         )
-        acquaintances = Copier(Acquaintance, ["user_id", "other_id", "mode"])
+        acquaintances = Copier(Acquaintance, ["user_id", "other_id", "mode", "games"])
         acquaintances.copy(
             [
-                acquaintances.line(str(u), str(o), m)
+                acquaintances.line(str(u), str(o), m, str(n))
                 for (u, m), others in met.items()
-                for o in sorted(others)
+                for o, n in sorted(others.items())
             ]
         )
         services.rebuild_buckets()

@@ -92,13 +92,15 @@ class Account:
     games: int = 0
     number: int = 0  # the booster is 0
     met: set[int] = field(default_factory=set)
-    wide: bool = False  # established and well connected (WIDE players met, not listed)
+    shared: Counter[int] = field(default_factory=Counter)  # rated games with each player
+    wide: bool = False  # established and well connected (WIDE more players met)
 
     def standing(self) -> elo.Standing:
-        if self.wide:
-            return elo.Standing(self.rating, self.games, self.number, WIDE + len(self.met))
+        # A wide account's list holds the simulation's players it met: the site loads those of
+        # its acquaintances that the others at the table may have met too, which is the same.
+        met = len(self.met) + (WIDE if self.wide else 0)
         return elo.Standing(
-            self.rating, self.games, self.number, len(self.met), frozenset(self.met)
+            self.rating, self.games, self.number, met, frozenset(self.met), dict(self.shared)
         )
 
 
@@ -134,6 +136,7 @@ class Ladder:
             account.rating = rating
             account.games += 1
             account.met |= {a.number for a in seats if a is not account}
+            account.shared.update(a.number for a in seats if a is not account)
         self.games += 1
         pairs = (frozenset(a.number for a in winners), frozenset(a.number for a in losers))
         self.pairings[frozenset(pairs)] += 1

@@ -80,7 +80,7 @@ def test_an_established_player_barely_moves_with_newcomers_who_know_everybody() 
     settled one. Newcomers with five games and wide circles count a sixth for a veteran, in full
     for each other."""
     veteran = known(games=200)
-    newcomers = [Standing(1500, 5, p, 40) for p in (2, 3, 4)]
+    newcomers = [Standing(1500, 5, p, elo.MET_WIDELY + 3) for p in (2, 3, 4)]
     changes = elo.changes([veteran, *newcomers], winner_team=0)
     assert changes[0].weight == pytest.approx(5 / 30) and changes[0].limit == elo.Limit.SETTLED
     assert changes[0].after - changes[0].before == pytest.approx(10 * 5 / 30)
@@ -108,7 +108,7 @@ def circle_of(size: int, first: int = 100) -> frozenset[int]:
 def test_a_result_weighs_as_much_as_the_circle_of_the_others_reaches() -> None:
     """The circle is the different players, not at this table, the others have played with."""
     me = Standing(1500, 10, 1, 100)
-    for size, weight in [(0, 0), (5, 0), (8, 1 / 3), (11, 2 / 3), (14, 1), (40, 1)]:
+    for size, weight in [(0, 0), (6, 0), (8, 1 / 3), (10, 2 / 3), (12, 1), (40, 1)]:
         # The rivals and the partner have all met the same `size` players, and each other.
         others = [
             Standing(1500, 10, p, size + 3, circle_of(size) | {1, 2, 3, 4} - {p}) for p in (2, 3, 4)
@@ -145,3 +145,28 @@ def test_rating_refuses_a_game_that_is_not_four_players_or_has_no_winner() -> No
         elo.rate([Standing()] * 3, 0)
     with pytest.raises(ValueError):
         elo.rate([Standing()] * 4, None)  # type: ignore[arg-type]
+
+
+def test_rivals_who_played_much_with_the_player_count_less() -> None:
+    """The share of the rivals' games played with the player: nothing up to a fifth, nothing
+    counted from two fifths, a straight ramp between."""
+    for shared, weight in [(0, 1), (4, 1), (6, 0.5), (8, 0), (20, 0)]:
+        me = Standing(1500, 10, 1, elo.MET_WIDELY + 3)
+        rivals = [
+            Standing(1500, 10, p, elo.MET_WIDELY + 3, shared={1: shared // 2}) for p in (2, 4)
+        ]
+        partner = Standing(1500, 10, 3, elo.MET_WIDELY + 3)
+        change = elo.changes([me, rivals[0], partner, rivals[1]], winner_team=0)[0]
+        assert change.weight == pytest.approx(weight)
+        assert change.limit == ("" if weight == 1 else elo.Limit.FAMILIAR)
+
+
+def test_the_rivals_circle_counts_only_players_the_player_has_not_met() -> None:
+    ring = circle_of(12)
+    rivals = [Standing(1500, 10, p, 15, ring | {1, 2, 3, 4} - {p}) for p in (2, 4)]
+    partner = Standing(1500, 100, 3, 100)
+    stranger = Standing(1500, 10, 1, 3, frozenset({2, 3, 4}))
+    insider = Standing(1500, 10, 1, 15, ring | {2, 3, 4})
+    assert elo.changes([stranger, rivals[0], partner, rivals[1]], 0)[0].weight == 1
+    change = elo.changes([insider, rivals[0], partner, rivals[1]], 0)[0]
+    assert change.weight == 0 and change.limit == elo.Limit.RIVALS

@@ -15,7 +15,14 @@ from accounts.models import User
 from games.models import Table
 from rankings import elo, queries, recompute
 from rankings.models import PlayerRating, RatingChange
-from tests.factories import establish, farm_game, lose_on_purpose, seat_all, start_seated
+from tests.factories import (
+    establish,
+    farm_game,
+    finished_game,
+    lose_on_purpose,
+    seat_all,
+    start_seated,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -102,7 +109,7 @@ def test_established_players_move_as_plain_elo_against_each_other(
     assert weights == {1.0}
 
 
-def test_a_newcomer_among_established_players_moves_fully_and_moves_them_little(
+def test_a_newcomer_among_established_players_moves_fully_from_the_fourth_game(
     players: Callable[[int], list[User]],
     django_capture_on_commit_callbacks: Callable[..., object],
     rated_on_finish: None,
@@ -114,8 +121,18 @@ def test_a_newcomer_among_established_players_moves_fully_and_moves_them_little(
         start_seated(newcomer, table)
         lose_on_purpose(table, winners=0)
     changes = {c.user_id: c for c in RatingChange.objects.filter(table=table)}
-    assert changes[newcomer.pk].delta == 20  # K 40 of a new player, all the others known
-    assert changes[mate.pk].delta == 0  # a brand-new partner: the game says little about them
-    # The rivals lost to a pair with a brand-new account in it: that tells nothing about them.
+    # A brand-new account decides nothing, not even for itself: its first win is worth nothing
+    # to a booster, and the table's three others learn nothing about themselves from it.
+    assert changes[newcomer.pk].delta == changes[mate.pk].delta == 0
     assert changes[a.pk].delta == changes[b.pk].delta == 0
-    assert changes[a.pk].limit == elo.Limit.NEW
+    assert {c.limit for c in changes.values()} == {elo.Limit.NEW}
+    weights = []
+    for game in range(1, elo.FIRST_GAMES + 1):
+        later = finished_game([newcomer, a, mate, b], winner=game % 2, rate=True)
+        weights.append(RatingChange.objects.get(table=later, user=newcomer).weight)
+    # A third, two thirds, then in full: the others' circles are wide.
+    assert weights == pytest.approx([1 / 3, 2 / 3, 1])
+    last = {c.user_id: c for c in RatingChange.objects.filter(table=later)}
+    assert last[newcomer.pk].k == elo.K_PROVISIONAL and last[newcomer.pk].limit == ""
+    # The established rivals move little: one of the pair they lost to is three games old.
+    assert last[a.pk].limit == elo.Limit.SETTLED and last[a.pk].weight < 0.6

@@ -284,7 +284,7 @@ def test_the_game_page_says_how_much_a_game_against_new_players_counted(
     page = client.get(reverse("game_detail", args=[table.pk])).content.decode()
     # Two brand-new accounts at the table: the game counted for nobody, and the page says why.
     assert page.count("1500 → 1500 (±0)") == 4 and page.count("cuenta un 0 %") == 4
-    assert page.count("alguien en la mesa lleva menos de 2 partidas puntuadas") == 4
+    assert page.count("alguien en la mesa lleva menos de 3 partidas puntuadas") == 4
     assert 'id="damped-note"' in page and "jugadores distintos" in page
 
 
