@@ -13,7 +13,7 @@ from games.models import Table
 from tests.factories import make_players, play_steps, session_key, stacked_table
 from tests.live import screenshot
 
-from .support import PHONE, logged_in_page
+from .support import PHONE, logged_in_page, plain
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -163,3 +163,26 @@ def test_on_a_phone_a_long_chip_at_a_side_seat_stays_on_screen(
     screenshot(page, "issue31-long-chip-phone")
     assert page.evaluate(CHIPS_OFF_JS) == []
     assert page.evaluate(HIDDEN_CARDS_JS) == []
+
+
+def test_after_the_game_the_phone_lances_tab_shows_the_last_hand(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    players = orm(make_players, NAMES)
+    table = orm(stacked_table, players, HANDS, 0)
+    page = open_table(browser, live_site, orm, players[0], table, PHONE)
+    page.locator("#tab-lances").click()
+    # Before any lance, the tab says there is none yet (not an empty table).
+    assert page.inner_text("#lances-side tbody") == (
+        "Todavía no se ha jugado ningún lance en esta mano."
+    )
+    orm(play_steps, table.pk, "0 corto", *TO_END)
+    page.wait_for_selector('#mus-table[data-phase="terminada"]', timeout=TIMEOUT)
+    page.locator("#tab-lances").click()
+    rows = page.locator("#lances-side tr.lance-row")
+    assert rows.count() == 3
+    assert rows.nth(2).is_visible()
+    assert "maite · duples" in plain(rows.nth(2).inner_text())
+    page.locator("#side-lances").scroll_into_view_if_needed()
+    screenshot(page, "issue31-lances-tab-after-the-game-phone")
+    assert page.js_errors == []

@@ -33,6 +33,13 @@ function renderLances(tableEl, s, ctx, final) {
   body.textContent = "";
   const lances = s.lances || [];
   const breakdown = (final && s.breakdown) || [];
+  if (!lances.length) {
+    const cell = el("td", "none", L.table.lances_none);
+    cell.colSpan = 3;
+    const row = el("tr", "none-row");
+    row.append(cell);
+    body.append(row);
+  }
   lances.forEach((l, i) => {
     const b = breakdown[i] && breakdown[i].lance === l.lance ? breakdown[i] : null;
     const tr = el("tr", `lance-row how-${l.how}`);
@@ -149,7 +156,9 @@ export function renderCenter(s, ctx) {
   const rec = $("recuento");
   rec.hidden = !ctx.shown || !(s.lances || []).length;
   if (!rec.hidden) renderLances($("lances-center"), s, ctx, true);
-  renderLances($("lances-side"), ctx.shown ? { lances: [] } : s, ctx, false);
+  // The side's table: the lances so far, and once the cards are shown the felt's own (a phone's
+  // «Lances» tab is where it is read after the game; a wide screen shows the felt's only).
+  renderLances($("lances-side"), s, ctx, ctx.shown);
   $("side-lances").classList.toggle("empty", ctx.shown || !(s.lances || []).length);
 }
 
