@@ -169,6 +169,9 @@ TABLE: dict[str, Promise] = {
     "hint_discard": _("Toca de 1 a 4 cartas para cambiarlas."),
     "tantos_ordago": _("la partida"),
     "tantos_pending": _("al recuento"),
+    # A vote a partner's overrode (a raise beats a «No quiero»), and what the pair answered.
+    "overruled": _("no cuenta"),
+    "pair_decided": _("{names}: {said}"),
     "lances_none": _("Todavía no se ha jugado ningún lance en esta mano."),
     "not_counted": _("no se cuentan: la partida ya estaba ganada"),
     "result_win": _("¡Habéis ganado la partida!"),

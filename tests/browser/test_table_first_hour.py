@@ -186,3 +186,28 @@ def test_after_the_game_the_phone_lances_tab_shows_the_last_hand(
     page.locator("#side-lances").scroll_into_view_if_needed()
     screenshot(page, "issue31-lances-tab-after-the-game-phone")
     assert page.js_errors == []
+
+
+def test_partners_who_vote_differently_read_as_one_answer_and_stale_bubbles_go(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    players = orm(make_players, NAMES)
+    table = orm(stacked_table, players, HANDS, 0)
+    # Iñaki bets; Ane refuses but Maite raises: the raise is their answer. Iñaki raises again
+    # while Jon accepts: the raise is theirs. Maite and Ane answer it now.
+    orm(play_steps, table.pk, "0 corto", "0 paso", "1 envido 2", "2 no_quiero", "0 envido 4")
+    orm(play_steps, table.pk, "3 quiero", "1 envido 7")
+    page = open_table(browser, live_site, orm, players[0], table, LAPTOP)
+    page.wait_for_selector("#mus-table.my-turn", timeout=TIMEOUT)
+    bubble = lambda pos: plain(page.locator(f".seat.pos-{pos} .bubble").text_content())  # noqa: E731
+    assert page.locator(".seat.pos-top .bubble").is_hidden()  # Ane's «No quiero» is gone
+    assert page.locator(".seat.pos-left .bubble").is_hidden()  # and Jon's «Quiero»
+    assert bubble("right").startswith("Tres más")
+    assert bubble("bottom").startswith("Dos más")
+    lines = [plain(t) for t in page.locator("#log li").all_inner_texts()]
+    assert "ane No quiero no cuenta" in lines
+    assert "maite y ane: Dos más 4 en la mesa" in lines
+    assert "jon Quiero no cuenta" in lines
+    assert lines[-1] == "inaki y jon: Tres más 7 en la mesa"
+    screenshot(page, "issue31-pair-answer-desktop")
+    assert page.js_errors == []

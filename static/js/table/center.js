@@ -169,6 +169,21 @@ export function cutToMano(s) {
   return s.mano;
 }
 
+// When `said[i]` ends a pair's answer to a bet in which a vote was overruled (the server marks
+// it: docs/protocol.md), the answer that counted: `{votes, text, small}`; else null. A pair's
+// answer is the run of its votes in one lance.
+function pairAnswer(said, i) {
+  const same = (a, b) => a && b && a.e.lance === b.e.lance && a.e.seat % 2 === b.e.seat % 2;
+  if (!said[i].e.lance || same(said[i], said[i + 1])) return null;
+  let start = i;
+  while (start > 0 && same(said[start - 1], said[i])) start -= 1;
+  const votes = said.slice(start, i + 1);
+  if (!votes.some((v) => v.e.overruled)) return null;
+  const counted = votes.find((v) => !v.e.overruled);
+  if (!counted) return null;
+  return { votes, seat: counted.e.seat, text: counted.text, small: counted.small };
+}
+
 export function renderLog(s, ctx, said) {
   const log = $("log");
   const key = JSON.stringify([s.hand_no, s.said, s.mano, s.seats && s.seats.map((x) => x && x.name)]);
@@ -179,20 +194,35 @@ export function renderLog(s, ctx, said) {
   log.textContent = "";
   const cut = cutToMano(s);
   let group;
-  for (const { e, text, small } of said) {
+  said.forEach(({ e, text, small }, i) => {
     const g = e.lance || "mus";
     if (g !== group) {
       group = g;
       log.append(el("li", "log-head", g === "mus" ? L.phases.mus : lanceLabel(g)));
     }
-    const li = el("li", `log-entry side-${ctx.rel(e.seat % 2) === 0 ? "us" : "them"}`);
+    const side = `side-${ctx.rel(e.seat % 2) === 0 ? "us" : "them"}`;
+    const li = el("li", `log-entry ${side}`);
     if (e.by === "clock") li.classList.add("by-clock");
     li.append(el("b", null, ctx.name(e.seat)), " ", text);
     if (small) li.append(" ", el("small", null, small));
+    if (e.overruled) {
+      li.classList.add("overruled");
+      li.append(" ", el("small", "overruled-note", L.table.overruled));
+    }
     log.append(li);
+    const answer = pairAnswer(said, i);
+    if (answer) {
+      // Partners who voted differently: what the pair answered, said once for both.
+      // The one whose vote counted first: «Maite y Ane: Dos más».
+      const seats = [answer.seat, ...answer.votes.map((v) => v.e.seat)];
+      const names = joinNames([...new Set(seats)].map(ctx.name));
+      const decided = el("li", `log-entry log-decided ${side}`, fmt(L.table.pair_decided, { names, said: answer.text }));
+      if (answer.small) decided.append(" ", el("small", null, answer.small));
+      log.append(decided);
+    }
     if (cut !== null && e.act === "corto" && e.seat === cut)
       log.append(el("li", "log-note", fmt(L.table.cut_mano, { name: ctx.name(cut) })));
-  }
+  });
   log.scrollTop = log.scrollHeight;
   const after = log.querySelectorAll(".log-entry, .log-note").length;
   return fresh && after > before ? after - before : 0;
