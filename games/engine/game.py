@@ -99,6 +99,8 @@ def overruled_votes(votes: Sequence[Vote], mano: int) -> list[int]:
     if any(v[1] == "quiero" for v in votes):
         return [k for k, v in enumerate(votes) if v[1] == "no_quiero"]
     return []
+
+
 #: How a lance went, before the recuento: (lance, how, winner team or None when the cards
 #: decide it, bet, deje).
 LanceResult = tuple[int, str, int | None, int, int]

@@ -259,9 +259,7 @@ def recall_hands(game: Game) -> list[dict[str, Any]]:
             entry = {
                 "mano": past[3],
                 "scores": list(before),
-                "said": _said(
-                    acts, game.clock_played(i) if game._clock else frozenset(), past[3]
-                ),
+                "said": _said(acts, game.clock_played(i) if game._clock else frozenset(), past[3]),
                 "hands": [[CODES[c] for c in h] for h in past[6]],
             }
             _RECALL_CACHE[id(acts)] = (acts, entry)
