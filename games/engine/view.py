@@ -330,7 +330,8 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
     it), ``punto``; their tantos add up to the row's ``tantos``. ``win``: the hand that won the
     lance when the cards decided it (en paso, querido, órdago, or the best of the only pair
     that lleva), with ``seat``, ``combo`` (par, medias, duples, 31, juego, punto or None) and
-    ``points``; ``beat``: the best hand of the other pair it beat, the same way (or None).
+    ``points``; ``beat``: the best hand of the other pair it beat, the same way (or None);
+    ``tie``: whether the two were equal and ``win`` won by speaking first (closer to the mano).
     None before the hands are shown.
     """
     tally = game._tally
@@ -343,6 +344,7 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
             parts.append({"kind": "deje", "tantos": deje})
         win: dict[str, Any] | None = None
         beat: dict[str, Any] | None = None
+        tie = False
         if winner is not None and how != NO_QUERIDO:
             elig = _eligible(game, lance)
             ours = [s for s in elig if s & 1 == winner]
@@ -352,6 +354,9 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
             if how in (PASO, QUERIDO, ORDAGO):
                 rival = _best(game, [s for s in elig if s & 1 != winner], lance)
                 beat = _hand(game, rival, lance) if rival is not None else None
+                if seat is not None and rival is not None:
+                    field = _STRENGTH[lance]
+                    tie = game._evals[seat][field] == game._evals[rival][field]
         if winner is not None and how == QUERIDO:
             parts.append({"kind": "envite", "tantos": bet})
         if winner is not None and bonus:
@@ -372,7 +377,7 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
                 parts.append(part)
             else:
                 parts.append({"kind": "paso", "tantos": bonus})
-        out.append({"lance": LANCES[lance], "win": win, "beat": beat, "parts": parts})
+        out.append({"lance": LANCES[lance], "win": win, "beat": beat, "tie": tie, "parts": parts})
     return out
 
 

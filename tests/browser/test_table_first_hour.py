@@ -211,3 +211,94 @@ def test_partners_who_vote_differently_read_as_one_answer_and_stale_bubbles_go(
     assert lines[-1] == "inaki y jon: Tres más 7 en la mesa"
     screenshot(page, "issue31-pair-answer-desktop")
     assert page.js_errors == []
+
+
+def test_the_recuento_row_says_what_beat_what_and_a_tie_won_by_mano(
+    live_site: str, browser: Any, orm: Any
+) -> None:
+    # Maite (mano) and Iñaki hold the same hand, 31: she wins every lance by mano.
+    tied = {0: "12o 12c 7o 4o", 1: "12e 12b 7c 4c", 2: "11o 10o 6o 5o", 3: "11c 10c 6c 5e"}
+    players = orm(make_players, NAMES)
+    table = orm(stacked_table, players, tied, 0)
+    orm(pass_to_recuento, table.pk)
+    page = open_table(browser, live_site, orm, players[1], table, PHONE)
+    page.wait_for_selector('#mus-table[data-phase="recuento"]', timeout=TIMEOUT)
+
+    def row(lance: str) -> Any:
+        return page.locator(f'#lances-center tr.lance-row[data-lance="{lance}"]')
+
+    for lance in ("grande", "chica"):
+        beat = row(lance).locator(".beat")
+        assert beat.is_visible()  # in the row, not a tooltip a phone never shows
+        assert plain(beat.inner_text()) == "empata con inaki: gana por mano"
+    assert plain(row("juego").locator(".beat").inner_text()) == (
+        "empata con inaki (31): gana por mano"
+    )
+    screenshot(page, "issue31-ties-phone")
+    assert page.js_errors == []
+
+
+def drop(table_id: int, seat: int, seconds: int) -> None:
+    """`seat`'s player dropped: their seat waits for them `seconds` more."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Seat
+
+    Seat.objects.filter(table_id=table_id, seat=seat).update(
+        connections=0, reconnect_deadline=timezone.now() + timedelta(seconds=seconds)
+    )
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_seat_whose_player_dropped_says_so_and_what_its_seconds_are(
+    live_site: str, browser: Any, orm: Any, size: str
+) -> None:
+    players = orm(make_players, NAMES)
+    table = orm(stacked_table, players, HANDS, 0)
+    orm(drop, table.pk, 1, 40)  # Iñaki, on Maite's right
+    page = open_table(browser, live_site, orm, players[0], table, VIEWPORTS[size])
+    away = page.locator(".seat.pos-right .seat-away")
+    away.wait_for(timeout=TIMEOUT)
+    text = " ".join(away.inner_text().split())
+    assert text.startswith("Sin conexión Le quedan ")
+    assert text.endswith(" s para toda la partida; a 0, se cancela.")
+    # Whole, inside its seat and on screen.
+    seat = page.locator(".seat.pos-right").bounding_box()
+    box = away.bounding_box()
+    width = VIEWPORTS[size]["width"]
+    assert seat["x"] <= box["x"] and box["x"] + box["width"] <= min(
+        width, seat["x"] + seat["width"]
+    )
+    screenshot(page, f"issue31-dropped-seat-{size}")
+    assert page.js_errors == []
+
+
+def open_tables(hosts: list[Any]) -> None:
+    for host in hosts:
+        services.create_table(host, "4-reyes")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_jugar_ya_is_the_first_thing_in_the_lobby(
+    live_site: str, browser: Any, orm: Any, size: str
+) -> None:
+    me, *hosts = orm(make_players, ["maite", "inaki", "ane", "jon"])
+    orm(open_tables, hosts)
+    page = logged_in_page(browser, live_site, orm(session_key, me), VIEWPORTS[size])
+    page.goto(f"{live_site}/")
+    page.locator("#lobby-open li").nth(2).wait_for(timeout=TIMEOUT)
+    quick = page.locator(".quick-play").bounding_box()
+    button = page.locator(".quick-play button").first.bounding_box()
+    tables = page.locator("#lobby-open").bounding_box()
+    height = VIEWPORTS[size]["height"]
+    # «Jugar ya» and its first button on the first screen, without scrolling.
+    assert button["y"] + button["height"] <= height
+    if size == "phone":
+        assert quick["y"] + quick["height"] <= tables["y"]  # above the tables
+    else:
+        assert quick["x"] >= tables["x"] + tables["width"]  # the right column, at its top
+        assert quick["y"] <= tables["y"]
+    page.screenshot(path=f"test-artifacts/issue31-lobby-{size}-screen.png")
+    assert page.js_errors == []

@@ -3,6 +3,12 @@
 import { comboName, handName } from "./felt.js";
 import { $, L, el, fmt, joinNames, lanceLabel } from "./format.js";
 
+// What the winning hand of a breakdown row beat (games.labels.beaten says the same), or "".
+export function beatText(b, ctx) {
+  if (!b || !b.beat) return "";
+  return fmt(b.tie ? L.table.beat_tie : L.table.beat, { hand: handName(b.beat, ctx) });
+}
+
 function howText(l) {
   switch (l.how) {
     case "querido":
@@ -57,8 +63,11 @@ function renderLances(tableEl, s, ctx, final) {
       // The hand that won it, named: «Maite · duples».
       const combo = comboName(b.win);
       const who = el("small", "won-by", combo ? `${ctx.name(b.win.seat)} · ${combo}` : ctx.name(b.win.seat));
-      if (b.beat) who.title = fmt(L.table.beat_title, { hand: handName(b.beat, ctx) });
       winner.append(who);
+      // What it beat, in the row (a phone has no hover): «gana a Iñaki (par)», or a tie won
+      // by being closer to the mano.
+      const beat = beatText(b, ctx);
+      if (beat) winner.append(el("small", b.tie ? "beat tie" : "beat", beat));
     }
     let tantos;
     // Not played, or not reached (an órdago or a deje ended the game before the recuento).
