@@ -179,7 +179,7 @@ export function cutToMano(s) {
 }
 
 // When `said[i]` ends a pair's answer to a bet in which a vote was overruled (the server marks
-// it: docs/protocol.md), the answer that counted: `{votes, text, small}`; else null. A pair's
+// it: docs/protocol.md), the answer that counted: `{votes, seat, text, small}`; else null. A pair's
 // answer is the run of its votes in one lance.
 function pairAnswer(said, i) {
   const same = (a, b) => a && b && a.e.lance === b.e.lance && a.e.seat % 2 === b.e.seat % 2;
