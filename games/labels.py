@@ -164,11 +164,18 @@ TABLE: dict[str, Promise] = {
     "deal_others": _("Esperando a que {names} pulsen «Seguir»"),
     "next_hand": _("Siguiente mano"),
     "seconds": _("{n} s"),
-    "away": _("esperando… {n} s"),
+    # A seat whose player dropped (docs/rules.md §8.3): the time left is their wait for the whole
+    # game, not for this time; at 0 the game is cancelled. Short: it fits a phone's side seat.
+    "away_title": _("Sin conexión"),
+    "away": _("Le quedan {n} s para toda la partida; a 0, se cancela."),
     "away_bare": _("esperando…"),
     "hint_discard": _("Toca de 1 a 4 cartas para cambiarlas."),
     "tantos_ordago": _("la partida"),
     "tantos_pending": _("al recuento"),
+    # A vote a partner's overrode (a raise beats a «No quiero»), and what the pair answered.
+    "overruled": _("no cuenta"),
+    "pair_decided": _("{names}: {said}"),
+    "lances_none": _("Todavía no se ha jugado ningún lance en esta mano."),
     "not_counted": _("no se cuentan: la partida ya estaba ganada"),
     "result_win": _("¡Habéis ganado la partida!"),
     "result_lose": _("Han ganado ellos."),
@@ -189,9 +196,15 @@ TABLE: dict[str, Promise] = {
         "No hay manera de conectar con la mesa. Recarga la página para intentarlo otra vez."
     ),
     "cut_mano": _("{name} corta y pasa a ser mano: en la primera mano, quien corta es mano."),
-    "beat_title": _("Gana a {hand}"),
+    # Under the hand that won a lance the cards decided: the hand it beat, or that it tied with
+    # and won by speaking first (docs/rules.md §1.3: ties go to whoever is closer to the mano).
+    "beat": _("gana a {hand}"),
+    "beat_tie": _("empata con {hand}: gana por mano"),
     "hand_with": _("{name} ({combo})"),
     "ordago_end": _("Órdago {lance}, querido: las cartas de {win} ganan a las de {beat}."),
+    "ordago_end_tie": _(
+        "Órdago {lance}, querido: las cartas de {win} empatan con las de {beat} y ganan por mano."
+    ),
     "ordago_end_bare": _("Órdago {lance}, querido: ganan las cartas de {win}."),
     "amount_open": _("Tantos"),
     "amount_more": _("Tantos más"),
@@ -253,6 +266,14 @@ def combo_name(hand: Mapping[str, Any] | None) -> str:
         return ""
     combo = str(hand["combo"])
     return fill(COMBOS.get(combo, combo), points=hand.get("points"))
+
+
+def beaten(row: Mapping[str, Any], names: Sequence[str]) -> str:
+    """What the winning hand of a breakdown ``row`` beat: «gana a Iñaki (par)», or that it tied
+    and won by mano; "" when it beat nothing shown. The live table's ``beatText`` says the same."""
+    if not row.get("beat"):
+        return ""
+    return fill(TABLE["beat_tie" if row.get("tie") else "beat"], hand=hand_name(row["beat"], names))
 
 
 def hand_name(hand: Mapping[str, Any], names: Sequence[str]) -> str:

@@ -138,11 +138,7 @@ def _lance_rows(seen: dict[str, Any], names: Sequence[str]) -> list[dict[str, An
                 "tantos": lance["counted"] if final else lance["tantos"],
                 "worth": lance["tantos"],
                 "won_by": labels.hand_name(win, names) if win else "",
-                "beat": (
-                    labels.fill(labels.TABLE["beat_title"], hand=labels.hand_name(b["beat"], names))
-                    if b and b["beat"]
-                    else ""
-                ),
+                "beat": labels.beaten(b, names) if b else "",
                 "parts": [(labels.part_label(p, names), p["tantos"]) for p in parts]
                 if len(parts) > 1 or any(isinstance(p.get("seat"), int) for p in parts)
                 else [],
@@ -210,7 +206,8 @@ def ordago_end(record: dict[str, Any], names: Sequence[str]) -> str:
         win = labels.hand_name(b["win"], names)
         if b["beat"]:
             beat = labels.hand_name(b["beat"], names)
-            return labels.fill(labels.TABLE["ordago_end"], lance=at, win=win, beat=beat)
+            words = labels.TABLE["ordago_end_tie" if b.get("tie") else "ordago_end"]
+            return labels.fill(words, lance=at, win=win, beat=beat)
         return labels.fill(labels.TABLE["ordago_end_bare"], lance=at, win=win)
     return ""
 

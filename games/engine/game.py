@@ -71,6 +71,36 @@ _EVAL_ROWS: dict[int, tuple[int, ...]] = {k: tuple(v) for k, v in EVAL_TABLE.ite
 ActEntry = tuple[int, str, int | None, tuple[str, ...] | None, int]
 #: A vote on a bet: (seat, act, amount of a raise or None).
 Vote = tuple[int, str, int | None]
+
+
+def best_raise(votes: Sequence[Vote], mano: int) -> int:
+    """The index in ``votes`` (a team's complete answer to a bet) of the raise that wins it, or
+    -1 when nobody raised (RULES §6.2): an órdago beats numbers, a bigger number a smaller one,
+    equal ones go to the earlier speaker."""
+    best = -1
+    best_key = -1
+    for i, (seat, act, to) in enumerate(votes):
+        if act != "envido" and act != "ordago":
+            continue
+        # One int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order). Only an
+        # envido has an amount (apply and replay check it).
+        key = (MAX_BET + 1 if to is None else to) * 4 + 3 - POS[mano][seat]
+        if key > best_key:
+            best, best_key = i, key
+    return best
+
+
+def overruled_votes(votes: Sequence[Vote], mano: int) -> list[int]:
+    """The indexes of the votes of a complete answer that its outcome overrode: all but the
+    winning raise when somebody raised, else the «No quiero» when somebody said «Quiero»."""
+    i = best_raise(votes, mano)
+    if i >= 0:
+        return [k for k in range(len(votes)) if k != i]
+    if any(v[1] == "quiero" for v in votes):
+        return [k for k, v in enumerate(votes) if v[1] == "no_quiero"]
+    return []
+
+
 #: How a lance went, before the recuento: (lance, how, winner team or None when the cards
 #: decide it, bet, deje).
 LanceResult = tuple[int, str, int | None, int, int]
@@ -575,32 +605,17 @@ class Game:
 
     def _resolve_votes(self) -> None:
         """Everybody voted: a raise beats a quiero, which beats a no quiero (RULES §6.2)."""
-        best = None
-        best_key = -1
-        accepted = False
-        for vote in self._votes:
-            act = vote[1]
-            if act == "no_quiero":
-                continue
-            if act == "quiero":
-                accepted = True
-                continue
-            # órdago beats numbers, a bigger number a smaller one, ties the earlier speaker:
-            # one int key, (amount, órdago = 41) * 4 + (3 - place in the speaking order). Only
-            # an envido has an amount (apply and replay check it).
-            to = vote[2]
-            key = (MAX_BET + 1 if to is None else to) * 4 + 3 - POS[self.mano][vote[0]]
-            if key > best_key:
-                best, best_key = vote, key
-        if best is not None:
-            seat, act, to = best
+        votes = self._votes
+        i = best_raise(votes, self.mano)
+        if i >= 0:
+            seat, act, to = votes[i]
             if act == "ordago":
                 self._bet(seat, self._bet_amt, self._bet_amt, True)
             else:
                 assert to is not None  # an envido
                 self._bet(seat, to, self._bet_amt, False)
             return
-        if accepted:
+        if any(vote[1] == "quiero" for vote in votes):
             if self._ordago:
                 self._ordago_accepted()
                 return

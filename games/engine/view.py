@@ -27,7 +27,9 @@ from .game import (
     ActEntry,
     Game,
     TallyRow,
+    Vote,
     legal_actions,
+    overruled_votes,
 )
 
 _SHOWN_PHASES = ("recuento", "terminada", "cancelada")
@@ -68,17 +70,21 @@ def _lances_so_far(game: Game) -> list[dict[str, Any]]:
 
 def said_entries(game: Game) -> list[dict[str, Any]]:
     """What was said this hand, in order. An envido over a bet (a raise) also has ``more``: how
-    many tantos it put over the bet that stood (players say «cinco más», not the total)."""
+    many tantos it put over the bet that stood (players say «cinco más», not the total). A vote
+    that its team's answer overrode (a partner's raise beat it, or a partner's «Quiero» beat a
+    «No quiero») has ``overruled``: only complete answers are here, never one in progress."""
     acts = game._acts
     if game.phase == "descarte" or (game.phase == "lance" and game._open_i < 0):
         acts = acts[: game._round_start]  # the simultaneous round in progress stays secret
     clock = game.clock_played(len(game._past)) if game._clock else frozenset()
-    return _said(acts, clock)
+    return _said(acts, clock, game.mano)
 
 
-def _said(acts: list[ActEntry], clock: frozenset[int]) -> list[dict[str, Any]]:
-    """``said_entries`` of ``acts`` (``clock``: the indexes the turn clock played)."""
-    out = []
+def _said(acts: list[ActEntry], clock: frozenset[int], mano: int) -> list[dict[str, Any]]:
+    """``said_entries`` of ``acts`` (``clock``: the indexes the turn clock played; ``mano``: the
+    hand's, whose speaking order settles equal raises)."""
+    out: list[dict[str, Any]] = []
+    votes: list[tuple[dict[str, Any], Vote]] = []  # the answer being read, with its entries
     cur_lance = -1
     standing = 0  # the bet the current round answers (0: none yet; MAX + 1: an órdago)
     raised = 0  # the highest raise of the current round, which becomes the bet after it
@@ -94,11 +100,15 @@ def _said(acts: list[ActEntry], clock: frozenset[int]) -> list[dict[str, Any]]:
         if lance >= 0:
             e["lance"] = LANCES[lance]
             if lance != cur_lance:
+                _mark_overruled(votes, mano)
                 cur_lance, standing, raised, answering = lance, 0, 0, -1
             if standing and seat & 1 != answering:
                 # The other team speaks: the round before was settled by a raise (a quiero or
                 # no quiero would have ended the lance), and the best raise stands now.
+                _mark_overruled(votes, mano)
                 standing, raised, answering = raised, 0, seat & 1
+            if standing:
+                votes.append((e, (seat, act, to)))
             if act in ("envido", "ordago"):
                 amount = _ORDAGO_KEY if to is None else to
                 if not standing:  # an opening bet: the other team answers it
@@ -108,6 +118,7 @@ def _said(acts: list[ActEntry], clock: frozenset[int]) -> list[dict[str, Any]]:
                         e["more"] = to - standing
                     raised = max(raised, amount)
         out.append(e)
+    _mark_overruled(votes, mano)
     return out
 
 
@@ -117,9 +128,18 @@ def raise_over(game: Game, seat: int, to: int | None) -> int | None:
     opens the betting (no bet stands: «Envido 2») or outside the lances."""
     if game.phase != "lance" or to is None:
         return None
-    entry = _said([*game._acts, (seat, "envido", to, None, game._lance)], frozenset())[-1]
+    entry = _said([*game._acts, (seat, "envido", to, None, game._lance)], frozenset(), game.mano)[
+        -1
+    ]
     more = entry.get("more")
     return int(more) if more is not None else None
+
+
+def _mark_overruled(votes: list[tuple[dict[str, Any], Vote]], mano: int) -> None:
+    """Marks the entries of a complete answer that its outcome overrode, and forgets them."""
+    for k in overruled_votes([v for _, v in votes], mano):
+        votes[k][0]["overruled"] = True
+    votes.clear()
 
 
 #: An órdago, where said_entries compares bets: above any amount.
@@ -252,7 +272,7 @@ def recall_hands(game: Game) -> list[dict[str, Any]]:
             entry = {
                 "mano": past[3],
                 "scores": list(before),
-                "said": _said(acts, game.clock_played(i) if game._clock else frozenset()),
+                "said": _said(acts, game.clock_played(i) if game._clock else frozenset(), past[3]),
                 "hands": [[CODES[c] for c in h] for h in past[6]],
             }
             _RECALL_CACHE[id(acts)] = (acts, entry)
@@ -323,7 +343,8 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
     it), ``punto``; their tantos add up to the row's ``tantos``. ``win``: the hand that won the
     lance when the cards decided it (en paso, querido, órdago, or the best of the only pair
     that lleva), with ``seat``, ``combo`` (par, medias, duples, 31, juego, punto or None) and
-    ``points``; ``beat``: the best hand of the other pair it beat, the same way (or None).
+    ``points``; ``beat``: the best hand of the other pair it beat, the same way (or None);
+    ``tie``: whether the two were equal and ``win`` won by speaking first (closer to the mano).
     None before the hands are shown.
     """
     tally = game._tally
@@ -336,6 +357,7 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
             parts.append({"kind": "deje", "tantos": deje})
         win: dict[str, Any] | None = None
         beat: dict[str, Any] | None = None
+        tie = False
         if winner is not None and how != NO_QUERIDO:
             elig = _eligible(game, lance)
             ours = [s for s in elig if s & 1 == winner]
@@ -345,6 +367,9 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
             if how in (PASO, QUERIDO, ORDAGO):
                 rival = _best(game, [s for s in elig if s & 1 != winner], lance)
                 beat = _hand(game, rival, lance) if rival is not None else None
+                if seat is not None and rival is not None:
+                    field = _STRENGTH[lance]
+                    tie = game._evals[seat][field] == game._evals[rival][field]
         if winner is not None and how == QUERIDO:
             parts.append({"kind": "envite", "tantos": bet})
         if winner is not None and bonus:
@@ -365,7 +390,7 @@ def breakdown(game: Game) -> list[dict[str, Any]] | None:
                 parts.append(part)
             else:
                 parts.append({"kind": "paso", "tantos": bonus})
-        out.append({"lance": LANCES[lance], "win": win, "beat": beat, "parts": parts})
+        out.append({"lance": LANCES[lance], "win": win, "beat": beat, "tie": tie, "parts": parts})
     return out
 
 

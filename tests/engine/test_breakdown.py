@@ -10,7 +10,7 @@ import pytest
 from games.engine import MODES, apply, new_game, view
 from tools.engine_bench import random_action
 
-from .support import deal, pass_lance, play
+from .support import deal, pass_all, pass_lance, play
 
 # 4 reyes: seat 0 duples (reyes and caballos, 40 points), seat 2 a par of sietes; seat 1 a par
 # of seises; seat 3 nothing. Only seat 0 has juego.
@@ -123,3 +123,18 @@ def test_in_random_games_the_parts_add_up_and_every_raise_is_over_the_standing_b
                     assert sum(p["tantos"] for p in b["parts"]) == row["tantos"]
                     checked += 1
     assert checked > 200 and raises > 20
+
+
+def test_a_lance_won_by_being_closer_to_the_mano_says_it_was_a_tie():
+    # Maite (0, mano) and Iñaki (1) hold the same grande and the same chica: Maite wins both.
+    tied = {0: "12o 12c 7o 4o", 1: "12e 12b 7c 4c", 2: "11o 10o 6o 5o", 3: "11c 10c 6c 5e"}
+    g = pass_lance(pass_lance(play(deal(tied), "0 corto")))
+    g = pass_all(g)
+    by_lance = rows(g)
+    for lance in ("grande", "chica"):
+        row, b = by_lance[lance]
+        assert row["winner"] == 0 and b["win"]["seat"] == 0 and b["beat"]["seat"] == 1
+        assert b["tie"] is True
+    # Different hands: no tie.
+    g = pass_all(pass_lance(pass_lance(play(deal(HANDS), "0 corto"))))
+    assert rows(g)["grande"][1]["tie"] is False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -104,7 +105,31 @@ def test_votes_in_progress_are_secret_even_from_the_partner():
     g = play(g, "3 quiero")  # the round resolves: now everybody sees both votes
     said = view(g, 2)["said"]
     assert {"seat": 1, "act": "envido", "to": 5, "lance": "grande", "more": 3} in said
-    assert {"seat": 3, "act": "quiero", "lance": "grande"} in said
+    assert {"seat": 3, "act": "quiero", "lance": "grande", "overruled": True} in said
+
+
+def overruled(g: Any) -> list[tuple[int, str]]:
+    return [(e["seat"], e["act"]) for e in view(g, 0)["said"] if e.get("overruled")]
+
+
+def test_a_vote_its_partner_overrode_is_marked_once_the_answer_is_complete():
+    # Iñaki (1) raises, Jon (3) refuses: the raise is the pair's answer, the refusal does not count.
+    g = play(deal(BASE), "0 corto", "0 envido 2", "3 no_quiero", "1 envido 5")
+    assert overruled(g) == [(3, "no_quiero")]
+    # Maite (0) accepts, Ane (2) refuses: one «Quiero» is enough.
+    g = play(g, "2 no_quiero", "0 quiero")
+    assert overruled(g) == [(3, "no_quiero"), (2, "no_quiero")]
+    # Both refuse: both count.
+    g = play(deal(BASE), "0 corto", "0 envido 2", "1 no_quiero", "3 no_quiero")
+    assert overruled(g) == []
+    # Two raises: the bigger one wins; equal ones go to the earlier speaker (Iñaki before Jon).
+    g = play(deal(BASE), "0 corto", "0 envido 2", "1 envido 4", "3 envido 6")
+    assert overruled(g) == [(1, "envido")]
+    g = play(deal(BASE), "0 corto", "0 envido 2", "3 envido 4", "1 envido 4")
+    assert overruled(g) == [(3, "envido")]
+    # An answer in progress is secret, and so is whether it will count.
+    g = play(deal(BASE), "0 corto", "0 envido 2", "1 no_quiero")
+    assert overruled(g) == [] and all(e["seat"] != 1 for e in view(g, 3)["said"][2:])
 
 
 def test_lance_winners_decided_by_the_cards_are_hidden_until_the_recuento():

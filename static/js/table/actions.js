@@ -116,7 +116,7 @@ function ordagoText(s, ctx) {
   const hand = (h) => handName(h, ctx);
   const lance = L.at_lance[b.lance] || b.lance;
   if (!b.beat) return fmt(T.ordago_end_bare, { lance, win: hand(b.win) });
-  return fmt(T.ordago_end, { lance, win: hand(b.win), beat: hand(b.beat) });
+  return fmt(b.tie ? T.ordago_end_tie : T.ordago_end, { lance, win: hand(b.win), beat: hand(b.beat) });
 }
 
 function renderResult(s, ctx) {

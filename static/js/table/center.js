@@ -3,6 +3,12 @@
 import { comboName, handName } from "./felt.js";
 import { $, L, el, fmt, joinNames, lanceLabel } from "./format.js";
 
+// What the winning hand of a breakdown row beat (games.labels.beaten says the same), or "".
+export function beatText(b, ctx) {
+  if (!b || !b.beat) return "";
+  return fmt(b.tie ? L.table.beat_tie : L.table.beat, { hand: handName(b.beat, ctx) });
+}
+
 function howText(l) {
   switch (l.how) {
     case "querido":
@@ -33,6 +39,13 @@ function renderLances(tableEl, s, ctx, final) {
   body.textContent = "";
   const lances = s.lances || [];
   const breakdown = (final && s.breakdown) || [];
+  if (!lances.length) {
+    const cell = el("td", "none", L.table.lances_none);
+    cell.colSpan = 3;
+    const row = el("tr", "none-row");
+    row.append(cell);
+    body.append(row);
+  }
   lances.forEach((l, i) => {
     const b = breakdown[i] && breakdown[i].lance === l.lance ? breakdown[i] : null;
     const tr = el("tr", `lance-row how-${l.how}`);
@@ -50,8 +63,11 @@ function renderLances(tableEl, s, ctx, final) {
       // The hand that won it, named: «Maite · duples».
       const combo = comboName(b.win);
       const who = el("small", "won-by", combo ? `${ctx.name(b.win.seat)} · ${combo}` : ctx.name(b.win.seat));
-      if (b.beat) who.title = fmt(L.table.beat_title, { hand: handName(b.beat, ctx) });
       winner.append(who);
+      // What it beat, in the row (a phone has no hover): «gana a Iñaki (par)», or a tie won
+      // by being closer to the mano.
+      const beat = beatText(b, ctx);
+      if (beat) winner.append(el("small", b.tie ? "beat tie" : "beat", beat));
     }
     let tantos;
     // Not played, or not reached (an órdago or a deje ended the game before the recuento).
@@ -149,7 +165,9 @@ export function renderCenter(s, ctx) {
   const rec = $("recuento");
   rec.hidden = !ctx.shown || !(s.lances || []).length;
   if (!rec.hidden) renderLances($("lances-center"), s, ctx, true);
-  renderLances($("lances-side"), ctx.shown ? { lances: [] } : s, ctx, false);
+  // The side's table: the lances so far, and once the cards are shown the felt's own (a phone's
+  // «Lances» tab is where it is read after the game; a wide screen shows the felt's only).
+  renderLances($("lances-side"), s, ctx, ctx.shown);
   $("side-lances").classList.toggle("empty", ctx.shown || !(s.lances || []).length);
 }
 
@@ -158,6 +176,21 @@ export function renderCenter(s, ctx) {
 export function cutToMano(s) {
   if (s.hand_no !== 1 || typeof s.deal_mano !== "number" || s.mano === s.deal_mano) return null;
   return s.mano;
+}
+
+// When `said[i]` ends a pair's answer to a bet in which a vote was overruled (the server marks
+// it: docs/protocol.md), the answer that counted: `{votes, seat, text, small}`; else null. A pair's
+// answer is the run of its votes in one lance.
+function pairAnswer(said, i) {
+  const same = (a, b) => a && b && a.e.lance === b.e.lance && a.e.seat % 2 === b.e.seat % 2;
+  if (!said[i].e.lance || same(said[i], said[i + 1])) return null;
+  let start = i;
+  while (start > 0 && same(said[start - 1], said[i])) start -= 1;
+  const votes = said.slice(start, i + 1);
+  if (!votes.some((v) => v.e.overruled)) return null;
+  const counted = votes.find((v) => !v.e.overruled);
+  if (!counted) return null;
+  return { votes, seat: counted.e.seat, text: counted.text, small: counted.small };
 }
 
 export function renderLog(s, ctx, said) {
@@ -170,20 +203,35 @@ export function renderLog(s, ctx, said) {
   log.textContent = "";
   const cut = cutToMano(s);
   let group;
-  for (const { e, text, small } of said) {
+  said.forEach(({ e, text, small }, i) => {
     const g = e.lance || "mus";
     if (g !== group) {
       group = g;
       log.append(el("li", "log-head", g === "mus" ? L.phases.mus : lanceLabel(g)));
     }
-    const li = el("li", `log-entry side-${ctx.rel(e.seat % 2) === 0 ? "us" : "them"}`);
+    const side = `side-${ctx.rel(e.seat % 2) === 0 ? "us" : "them"}`;
+    const li = el("li", `log-entry ${side}`);
     if (e.by === "clock") li.classList.add("by-clock");
     li.append(el("b", null, ctx.name(e.seat)), " ", text);
     if (small) li.append(" ", el("small", null, small));
+    if (e.overruled) {
+      li.classList.add("overruled");
+      li.append(" ", el("small", "overruled-note", L.table.overruled));
+    }
     log.append(li);
+    const answer = pairAnswer(said, i);
+    if (answer) {
+      // Partners who voted differently: what the pair answered, said once for both.
+      // The one whose vote counted first: «Maite y Ane: Dos más».
+      const seats = [answer.seat, ...answer.votes.map((v) => v.e.seat)];
+      const names = joinNames([...new Set(seats)].map(ctx.name));
+      const decided = el("li", `log-entry log-decided ${side}`, fmt(L.table.pair_decided, { names, said: answer.text }));
+      if (answer.small) decided.append(" ", el("small", null, answer.small));
+      log.append(decided);
+    }
     if (cut !== null && e.act === "corto" && e.seat === cut)
       log.append(el("li", "log-note", fmt(L.table.cut_mano, { name: ctx.name(cut) })));
-  }
+  });
   log.scrollTop = log.scrollHeight;
   const after = log.querySelectorAll(".log-entry, .log-note").length;
   return fresh && after > before ? after - before : 0;

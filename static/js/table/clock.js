@@ -2,7 +2,7 @@
 // and at the seats to act), the seats waiting for a player who dropped out, and the way back to
 // the lobby after a cancelled game.
 import { context, root, seatEls, table } from "./context.js";
-import { $, L, fmt } from "./format.js";
+import { $, L, el, fmt } from "./format.js";
 
 export function tick() {
   const { state } = table;
@@ -46,10 +46,16 @@ export function tick() {
       c.classList.toggle("urgent", left <= 5);
     }
     if (!away.hidden) {
+      // That they dropped, and what the seconds are: their wait for the whole game.
       const until = away.dataset.until ? Date.parse(away.dataset.until) : NaN;
-      away.textContent = Number.isFinite(until)
+      const text = Number.isFinite(until)
         ? fmt(T.away, { n: Math.max(0, Math.ceil((until - now) / 1000)) })
         : T.away_bare;
+      if (away.dataset.text !== text) {
+        away.dataset.text = text;
+        away.textContent = "";
+        away.append(el("b", null, T.away_title), " ", el("span", null, text));
+      }
     }
   }
   if (table.cancelAt !== null && state.phase === "cancelada") {

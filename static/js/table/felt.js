@@ -45,7 +45,8 @@ function bubbles(s, said) {
     // Who has pressed «Seguir» already.
     for (const seat of s.ready || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
   } else if (s.phase === "lance") {
-    for (const b of said) if (b.e.lance === s.lance) put(b.e.seat, b);
+    // A vote its partner overrode no longer applies: its bubble goes (the pair's answer stays).
+    for (const b of said) if (b.e.lance === s.lance) put(b.e.seat, b.e.overruled ? null : b);
     if (s.bet)
       for (const seat of s.bet.votes || []) put(seat, { e: { act: "ready" }, text: L.said.ready, small: "" });
   }
