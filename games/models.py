@@ -93,6 +93,8 @@ class Table(models.Model):
     )
     # Made by quick play for players from its queue (games.services.queue).
     quick = models.BooleanField(_("partida rápida"), default=False)
+    # The host let players' bot accounts (programs, docs/bot-api.md) sit here: never rated.
+    bots_allowed = models.BooleanField(_("admite bots de jugadores"), default=False)
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
     # The turn clock of this table when it is not the site's (`MUS_TURN_SECONDS`): a tournament
     # chooses its own (`services.moves.turn_seconds`).
