@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import bot_views, views
 
 app_name = "accounts"
 
@@ -9,6 +9,10 @@ urlpatterns = [
     path("entrar/", views.LoginView.as_view(), name="login"),
     path("salir/", views.LogoutView.as_view(), name="logout"),
     path("ajustes/", views.account_settings, name="settings"),
+    path("bots/", bot_views.bot_list, name="bots"),
+    path("bots/nuevo/", bot_views.create_bot, name="create_bot"),
+    path("bots/<str:username>/tokens/", bot_views.create_token, name="create_bot_token"),
+    path("bots/tokens/<int:token_id>/revocar/", bot_views.revoke_token, name="revoke_bot_token"),
     path("contrasena/", views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "contrasena/cambiada/",

@@ -193,3 +193,26 @@ def test_a_bot_account_creates_no_table(bot: User) -> None:
     with pytest.raises(services.ServiceError) as refused:
         services.create_table(bot, "4-reyes")
     assert refused.value.code == "no_bot_accounts"
+
+
+# «Mis bots» ----------------------------------------------------------------------------------
+def test_an_owner_makes_a_bot_and_a_token_shown_once_then_revokes_it(owner: User) -> None:
+    client = login(owner)
+    assert client.post("/cuentas/bots/nuevo/", {"username": "Trasto"}).status_code == 302
+    bot = User.objects.get(username="Trasto")
+    assert bot.bot_owner == owner
+    page = client.post("/cuentas/bots/Trasto/tokens/", {"name": "casa", "days": "30"})
+    token = BotToken.objects.get(user=bot)
+    raw = page.content.decode().split('class="bot-token">')[1].split("<")[0]
+    assert bot_accounts.authenticate(raw) == token and token.expires_at is not None
+    assert raw not in client.get("/cuentas/bots/").content.decode()  # never shown again
+    client.post(f"/cuentas/bots/tokens/{token.pk}/revocar/")
+    assert bot_accounts.authenticate(raw) is None
+
+
+def test_nobody_but_the_owner_makes_tokens_for_a_bot(bot: User) -> None:
+    other = login(make_user("otra"))
+    assert other.post("/cuentas/bots/Trasto/tokens/", {"name": "x"}).status_code == 404
+    token, raw = bot_accounts.issue_token(bot)
+    other.post(f"/cuentas/bots/tokens/{token.pk}/revocar/")
+    assert bot_accounts.authenticate(raw) is not None
