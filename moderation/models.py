@@ -108,6 +108,7 @@ class ModerationAction(models.Model):
         REMOVE_PAIR = "descalificar", _("Pareja descalificada de un torneo")
         WITHDRAW_INVITATION = "invit_retirada", _("Invitación a un torneo retirada")
         ADJUDICATE = "arbitrar", _("Partida de torneo decidida por la organización")
+        REVOKE_TOKENS = "revocar_tokens", _("Tokens de un bot revocados")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -68,7 +68,13 @@ class ModeratedUserAdmin(UserAdmin):
         *(fieldset for fieldset in UserAdmin.fieldsets if fieldset is not MODERATION_FIELDSET),
         (MODERATION_FIELDSET[0], {"fields": ("moderation_tools", *MODERATION_FIELDS)}),
     )
-    actions = ["ban_players", "unban_players", "mute_players", "unmute_players"]
+    actions = [
+        "ban_players",
+        "unban_players",
+        "mute_players",
+        "unmute_players",
+        "revoke_bot_tokens",
+    ]
     change_list_template = "moderation/admin/player_change_list.html"
 
     # -- the measures, from the list ---------------------------------------------------------
@@ -89,6 +95,17 @@ class ModeratedUserAdmin(UserAdmin):
     )
     def unmute_players(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         return self._measure(request, queryset, "unmute", action="unmute_players")
+
+    @admin.action(
+        description=_("Revocar los tokens de las cuentas de bot elegidas"), permissions=["change"]
+    )
+    def revoke_bot_tokens(self, request: HttpRequest, queryset: QuerySet) -> None:
+        bots = queryset.filter(bot_owner__isnull=False)
+        for bot in bots:
+            moderation.revoke_bot_tokens(request.user, bot)
+        self.message_user(
+            request, gettext("Cuentas de bot sin tokens: %(n)d.") % {"n": bots.count()}
+        )
 
     def _measure(
         self,

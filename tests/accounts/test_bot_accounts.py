@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts import bot_accounts
 from accounts.models import BotToken, User
-from games import services
+from games import labels, services
 from games.models import Table
 from tests.factories import PASSWORD, finished_game, login, make_user, seat_all
 
@@ -216,3 +216,12 @@ def test_nobody_but_the_owner_makes_tokens_for_a_bot(bot: User) -> None:
     token, raw = bot_accounts.issue_token(bot)
     other.post(f"/cuentas/bots/tokens/{token.pk}/revocar/")
     assert bot_accounts.authenticate(raw) is not None
+
+
+def test_a_bot_account_is_named_with_its_owner_on_its_profile_and_at_tables(bot: User) -> None:
+    page = Client().get("/jugadores/Trasto/").content.decode()
+    assert "bot de \u2068dueña\u2069" in page or "bot de <bdi>dueña</bdi>" in page
+    table = seat_all([make_user(f"p{i}") for i in range(3)] + [bot], bots_allowed=True)
+    seat = table.seats.select_related("user").get(seat=3)
+    assert labels.seat_label(seat) == "Trasto (bot de dueña)"
+    assert labels.seat_label({"name": "Trasto", "bot_of": "dueña"}) == "Trasto (bot de dueña)"
