@@ -97,3 +97,22 @@ def sit(request: HttpRequest, bot: User, table_id: int) -> dict[str, Any]:
 def stand(request: HttpRequest, bot: User, table_id: int) -> dict[str, Any]:
     bot_api.stand(bot, table_id)
     return {"ok": True}
+
+
+@require_GET
+@bot_endpoint
+def challenges(request: HttpRequest, bot: User) -> list[dict[str, Any]]:
+    return bot_api.pending_challenges(bot)
+
+
+@require_POST
+@bot_endpoint
+def accept(request: HttpRequest, bot: User, invitation_id: int) -> dict[str, Any]:
+    return bot_api.accept(bot, invitation_id)
+
+
+@require_POST
+@bot_endpoint
+def decline(request: HttpRequest, bot: User, invitation_id: int) -> dict[str, Any]:
+    bot_api.decline(bot, invitation_id)
+    return {"ok": True}

@@ -426,6 +426,9 @@ class Invitation(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
+    # The seat a challenged bot account takes (`invitations.challenge`): the challenger's
+    # partner's or a rival's; null: the first free one.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("invitación")

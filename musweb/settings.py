@@ -195,6 +195,8 @@ BOT_API_PROTOCOL_ERRORS = env_int("BOT_API_PROTOCOL_ERRORS", 10, minimum=1)
 # Bot accounts a player may own, and live tokens per bot account.
 BOT_ACCOUNTS_PER_OWNER = env_int("BOT_ACCOUNTS_PER_OWNER", 3, minimum=0)
 BOT_TOKENS_PER_ACCOUNT = env_int("BOT_TOKENS_PER_ACCOUNT", 5, minimum=1)
+# How long a bot account has to answer a challenge («Retar», docs/bot-api.md).
+BOT_CHALLENGE_SECONDS = env_int("BOT_CHALLENGE_SECONDS", 120, minimum=10)
 # How often the lobby's lists are rendered and what changed pushed to its sockets (games.push_lobby).
 MUS_LOBBY_SECONDS = env_int("MUS_LOBBY_SECONDS", 2, minimum=1)
 # A change of the games in play, their scores or who is online alone is pushed to the lobby at most

@@ -15,9 +15,9 @@ from accounts.models import BotToken, User
 
 from ..models import Table
 from ..socket_codes import CLOSE_NOT_LOGGED_IN, CLOSE_RATE_LIMITED
-from . import ratelimit, tables
+from . import invitations, ratelimit, tables
 from .errors import ServiceError
-from .storage import live_seat_of, seat_rows
+from .storage import live_seat_of, seat_number, seat_rows
 
 MINUTE = 60
 
@@ -103,3 +103,33 @@ def sit(
 
 def stand(bot: User, table_id: int) -> None:
     tables.leave_seat(bot, table_id)
+
+
+def pending_challenges(bot: User) -> list[dict[str, Any]]:
+    """The challenges (table invitations) waiting for the bot's answer, oldest first."""
+    return [
+        {
+            "id": invitation.pk,
+            "table": invitation.table_id,
+            "mode": invitation.mode,
+            "seat": invitation.seat,
+            "from": {
+                "name": invitation.sender.public_name,
+                "username": invitation.sender.username,
+            },
+            "expires": invitation.expires_at.isoformat().replace("+00:00", "Z"),
+        }
+        for invitation in invitations.pending_for(bot.pk)
+    ]
+
+
+def accept(bot: User, invitation_id: int) -> dict[str, Any]:
+    """Accept a challenge: the bot sits at its table, in the seat it was challenged to."""
+    _url, table = invitations.accept(bot, invitation_id)
+    if table is None:  # (only table invitations reach a bot account)
+        raise ServiceError("no_table", _("Esa mesa no existe."))
+    return {**_table_info(table), "seat": seat_number(table, bot.pk)}
+
+
+def decline(bot: User, invitation_id: int) -> None:
+    invitations.decline(bot, invitation_id)

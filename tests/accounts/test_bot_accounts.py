@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts import bot_accounts
+from accounts import bot_accounts, relations
 from accounts.models import BotToken, User
 from games import labels, services
 from games.models import Table
@@ -225,3 +225,54 @@ def test_a_bot_account_is_named_with_its_owner_on_its_profile_and_at_tables(bot:
     seat = table.seats.select_related("user").get(seat=3)
     assert labels.seat_label(seat) == "Trasto (bot de dueña)"
     assert labels.seat_label({"name": "Trasto", "bot_of": "dueña"}) == "Trasto (bot de dueña)"
+
+
+# «Retar» -------------------------------------------------------------------------------------
+def test_a_person_challenges_a_bot_which_lists_and_accepts_it_at_its_seat(bot: User) -> None:
+    _token, raw = bot_accounts.issue_token(bot)
+    person = make_user("retadora")
+    client = login(person)
+    assert 'action="/invitaciones/retar/"' in client.get("/jugadores/Trasto/").content.decode()
+    answer = client.post(
+        "/invitaciones/retar/", {"to": "Trasto", "mode": "8-reyes", "como": "pareja"}
+    )
+    table = Table.objects.get(host=person)
+    assert answer.status_code == 302 and table.bots_allowed and table.private and not table.rated
+    listed = api(raw, "/api/bot/retos/").json()
+    assert [(c["table"], c["mode"], c["seat"]) for c in listed] == [(table.pk, "8-reyes", 2)]
+    accepted = api(raw, f"/api/bot/retos/{listed[0]['id']}/aceptar/", "post").json()
+    assert accepted["id"] == table.pk and accepted["seat"] == 2
+    assert api(raw, "/api/bot/retos/").json() == []
+
+
+def test_a_bot_declines_a_challenge(bot: User) -> None:
+    _token, raw = bot_accounts.issue_token(bot)
+    invitation = services.invitations.challenge(make_user("retadora"), bot, "4-reyes")
+    assert invitation.seat == 1  # a rival's seat by default
+    assert api(raw, f"/api/bot/retos/{invitation.pk}/rechazar/", "post").json() == {"ok": True}
+    refused = api(raw, f"/api/bot/retos/{invitation.pk}/aceptar/", "post")
+    assert refused.status_code == 400 and refused.json()["error"] == "answered"
+
+
+@pytest.mark.parametrize("case", ["person", "site_bot", "blocked_by_owner", "rate"])
+def test_a_challenge_is_refused(bot: User, owner: User, case: str, settings: Any) -> None:
+    person = make_user("retadora")
+    target = bot
+    if case == "person":
+        target = make_user("humana")
+    elif case == "site_bot":
+        target = User.objects.filter(is_bot=True).first()
+    elif case == "blocked_by_owner":
+        relations.block(owner, person)
+    elif case == "rate":
+        for _ in range(5):
+            services.invitations.check_rate(person)
+    with pytest.raises(services.ServiceError) as refused:
+        services.invitations.challenge(person, target, "4-reyes")
+    expected = {
+        "person": "not_bot_account",
+        "site_bot": "not_bot_account",
+        "blocked_by_owner": "blocked",
+        "rate": "invitation_rate",
+    }
+    assert refused.value.code == expected[case]
