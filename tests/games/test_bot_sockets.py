@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import transaction
 from django.utils import timezone
 
-from accounts import bot_accounts
+from accounts import bot_accounts, sockets
 from accounts.models import BotToken, User
 from games import socket_codes
 from games.models import Seat, Table
@@ -160,3 +161,22 @@ async def test_a_bot_that_disconnects_spends_its_reconnection_budget_like_anyone
         return Seat.objects.get(table=bot_game, seat=3).reconnect_deadline
 
     assert await database_sync_to_async(away_until)() is not None
+
+
+async def test_a_bots_socket_stays_open_when_its_account_changes_but_its_token_still_works(
+    owned_bot: tuple[User, str, BotToken], bot_game: Table
+) -> None:
+    """A bot's socket answers to its token, not to a session it never had."""
+    comm = bot_socket(f"/ws/mesas/{bot_game.pk}/", owned_bot[1])
+    assert (await comm.connect())[0]
+    await states_until_quiet(comm)
+    await database_sync_to_async(recheck_now)(owned_bot[0].pk)
+    await comm.send_to(text_data='{"type": "ping"}')
+    found = await states_until_quiet(comm)
+    assert {"type": "pong"} in found
+    await comm.disconnect()
+
+
+def recheck_now(user_id: int) -> None:
+    with transaction.atomic():
+        sockets.recheck_sockets(user_id)
