@@ -46,7 +46,8 @@ def _recipient(sender: User, recipient: User | None) -> User:
         raise ServiceError("no_player", _("Ese jugador no existe o no puede jugar."))
     if recipient.pk == sender.pk:
         raise ServiceError("self", _("No puedes invitarte a ti mismo."))
-    if recipient.is_bot:
+    if recipient.is_bot or recipient.is_bot_account:
+        # (a player's bot is challenged from its profile instead: `challenge`)
         raise ServiceError("bot", _("Los bots no reciben invitaciones."))
     if relations.blocked_either_way(sender.pk, recipient.pk):
         raise ServiceError("blocked", _("No puedes invitar a este jugador."))

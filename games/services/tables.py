@@ -283,9 +283,6 @@ def start_game(host: User, table_id: int, rng: Any = None, *, by_hand: bool = Tr
         if away:
             raise _players_away([seat.user.public_name for seat in away])
         connections.mark_absent(table)
-        if table.rated and table.seats.filter(user__bot_owner__isnull=False).exists():
-            # Players' bots never play rated games with people (whatever seated them).
-            compare_and_set(table, rated=False)
         fairplay.check_at_start(table)
         play.start(table, rng)
     return table

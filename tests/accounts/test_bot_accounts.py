@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts import bot_accounts, relations
 from accounts.models import BotToken, User
 from games import labels, services
-from games.models import Table
+from games.models import Seat, Table
 from tests.factories import PASSWORD, finished_game, login, make_user, seat_all
 
 pytestmark = pytest.mark.django_db
@@ -276,3 +276,27 @@ def test_a_challenge_is_refused(bot: User, owner: User, case: str, settings: Any
         "rate": "invitation_rate",
     }
     assert refused.value.code == expected[case]
+
+
+def test_a_bot_account_never_reaches_quick_play_or_a_friends_invitation(bot: User) -> None:
+    """The ways into rated games that do not go through a table that admits bots."""
+    assert services.queue.refusal(bot).code == "bot"  # type: ignore[union-attr]
+    person = make_user("amiga")
+    relations.follow(person, bot)
+    services.create_table(person, "4-reyes")
+    for kind, mode in (("mesa", ""), ("pareja", "4-reyes")):
+        with pytest.raises(services.ServiceError) as refused:
+            services.invitations.send(person, bot, kind, mode)
+        assert refused.value.code == "bot"
+
+
+def test_quick_play_seats_no_bot_account_and_any_deal_with_one_is_unrated(bot: User) -> None:
+    people = [make_user(f"p{i}") for i in range(3)]
+    with pytest.raises(services.ServiceError) as refused:
+        services.seat_four([*people, bot], "4-reyes")
+    assert refused.value.code == "no_bot_accounts"
+    table = seat_all([*people, make_user("p3")])
+    assert table.rated
+    Seat.objects.filter(table=table, seat=3).update(user=bot)  # however it came to sit there
+    services.start_game(people[0], table.pk)
+    assert not Table.objects.get(pk=table.pk).rated
