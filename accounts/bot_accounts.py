@@ -134,16 +134,29 @@ def bearer(header: str | None) -> str | None:
     return value.strip()
 
 
+def _may_play(bot: User) -> bool:
+    """A bot account plays while it and its owner may: a banned player's programs stop too."""
+    owner = bot.bot_owner
+    return (
+        bot.is_active
+        and not bot.is_banned
+        and owner is not None
+        and owner.is_active
+        and not owner.is_banned
+    )
+
+
 def authenticate(raw: str) -> BotToken | None:
     """The usable token `raw` (its `user` loaded), or None: unknown, revoked or expired, or its
-    account is no bot account or may not play (deactivated, banned)."""
+    account is no bot account or may not play (deactivated, banned, or its owner is)."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 100:
         return None
-    token = BotToken.objects.select_related("user").filter(key_hash=_digest(raw)).first()
-    if token is None or not token.is_usable:
-        return None
-    user = token.user
-    if not user.is_active or user.is_banned or not user.is_bot_account:
+    token = (
+        BotToken.objects.select_related("user", "user__bot_owner")
+        .filter(key_hash=_digest(raw))
+        .first()
+    )
+    if token is None or not token.is_usable or not _may_play(token.user):
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_EVERY:
@@ -155,9 +168,9 @@ def authenticate(raw: str) -> BotToken | None:
 def token_verdict(token_id: int) -> str | None:
     """For a socket a token opened, as `sockets.session_verdict` for a session's: None while the
     token still signs its bot in, else why not (`sockets.BANNED` or `sockets.SIGNED_OUT`)."""
-    token = BotToken.objects.select_related("user").filter(pk=token_id).first()
+    token = BotToken.objects.select_related("user", "user__bot_owner").filter(pk=token_id).first()
     if token is None or not token.is_usable or not token.user.is_active:
         return sockets.SIGNED_OUT
-    if token.user.is_banned:
+    if not _may_play(token.user):
         return sockets.BANNED
     return None

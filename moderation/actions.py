@@ -117,6 +117,9 @@ def ban(
         # After the table's own broadcast (registered first by the service), so the other
         # players' `cancelada` state goes out before the socket is closed.
         recheck_sockets(user.pk)
+        # A banned player's programs stop with them (`accounts.bot_accounts`).
+        for bot_id in user.bot_accounts.values_list("pk", flat=True):
+            recheck_sockets(bot_id)
     return entry
 
 

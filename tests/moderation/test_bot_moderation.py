@@ -41,3 +41,14 @@ def test_a_banned_bot_account_is_refused_by_its_tokens() -> None:
     answer = Client().get("/api/bot/cuenta/", headers={"Authorization": f"Bearer {raw}"})
     assert answer.status_code == 401
     assert User.objects.get(pk=bot.pk).is_banned
+
+
+def test_a_banned_players_bots_stop_with_them() -> None:
+    owner = make_user("dueña")
+    bot = bot_accounts.create_bot_account(owner, "Trasto")
+    token, raw = bot_accounts.issue_token(bot)
+    actions.ban(make_user("moderadora", is_staff=True), owner, "granja de cuentas")
+    assert bot_accounts.authenticate(raw) is None
+    assert bot_accounts.token_verdict(token.pk) == "banned"
+    actions.unban(None, owner)
+    assert bot_accounts.authenticate(raw) is not None
