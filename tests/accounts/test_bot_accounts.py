@@ -221,7 +221,6 @@ def test_nobody_but_the_owner_makes_tokens_for_a_bot(bot: User) -> None:
 def test_a_bot_account_is_named_with_its_owner_on_its_profile_and_at_tables(bot: User) -> None:
     page = Client().get("/jugadores/Trasto/").content.decode()
     assert "bot de \u2068dueña\u2069" in page or "bot de <bdi>dueña</bdi>" in page
-    assert "no puntúan en el ranking de las personas" in page
     table = seat_all([make_user(f"p{i}") for i in range(3)] + [bot], bots_allowed=True)
     seat = table.seats.select_related("user").get(seat=3)
     assert labels.seat_label(seat) == "Trasto (bot de dueña)"
