@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0015_invitation_cancelled'),
+        ('games', '0016_merge_0015_invitation_cancelled_0015_seat_arrived'),
     ]
 
     operations = [

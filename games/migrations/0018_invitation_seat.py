@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0016_bot_accounts'),
+        ('games', '0017_bot_accounts'),
     ]
 
     operations = [
