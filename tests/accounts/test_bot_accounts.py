@@ -14,7 +14,7 @@ from accounts import bot_accounts, relations
 from accounts.models import BotToken, User
 from games import labels, services
 from games.models import Seat, Table
-from tests.factories import PASSWORD, finished_game, login, make_user, seat_all
+from tests.factories import PASSWORD, finished_game, login, make_user, seat_all, start_seated
 
 pytestmark = pytest.mark.django_db
 
@@ -185,7 +185,7 @@ def test_a_game_with_a_bot_account_never_counts_for_the_ladder(bot: User) -> Non
     people = [make_user(f"p{i}") for i in range(3)]
     table = seat_all([*people, bot], bots_allowed=True)
     Table.objects.filter(pk=table.pk).update(rated=True)  # whatever made it rated
-    services.start_game(people[0], table.pk)
+    start_seated(people[0], table)
     assert not Table.objects.get(pk=table.pk).rated
 
 
@@ -298,5 +298,5 @@ def test_quick_play_seats_no_bot_account_and_any_deal_with_one_is_unrated(bot: U
     table = seat_all([*people, make_user("p3")])
     assert table.rated
     Seat.objects.filter(table=table, seat=3).update(user=bot)  # however it came to sit there
-    services.start_game(people[0], table.pk)
+    start_seated(people[0], table)
     assert not Table.objects.get(pk=table.pk).rated

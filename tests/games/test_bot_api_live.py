@@ -25,25 +25,28 @@ from tools.example_bot import choose
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def play_as_person(base: str, table: Table, person: User, seconds: float = 240) -> dict[str, Any]:
+def person_socket(base: str, table: Table, person: User) -> Any:
+    url = base.replace("http://", "ws://") + f"/ws/mesas/{table.pk}/"
+    headers = {"Cookie": session_cookie(person), "Origin": base}
+    return connect(url, additional_headers=headers, open_timeout=10)
+
+
+def play_as_person(ws: Any, seconds: float = 240) -> dict[str, Any]:
     """A person's browser at seat 0: random legal moves until the game is over; the last state.
     Fails if any state shows them a card that is not theirs."""
     rng = random.Random(5)
-    url = base.replace("http://", "ws://") + f"/ws/mesas/{table.pk}/"
-    headers = {"Cookie": session_cookie(person), "Origin": base}
     deadline = time.monotonic() + seconds
-    with connect(url, additional_headers=headers, open_timeout=10) as ws:
-        while time.monotonic() < deadline:
-            message = json.loads(ws.recv(timeout=30))
-            if message["type"] != "state":
-                continue
-            assert not leaked_cards(message, 0), message
-            if message["phase"] in ("terminada", "cancelada"):
-                return dict(message)
-            you = message.get("you") or {}
-            if you.get("legal"):
-                action = choose(you["legal"], you["cards"], rng)
-                ws.send(json.dumps({"type": "action", "v": message["v"], **action}))
+    while time.monotonic() < deadline:
+        message = json.loads(ws.recv(timeout=30))
+        if message["type"] != "state":
+            continue
+        assert not leaked_cards(message, 0), message
+        if message["phase"] in ("terminada", "cancelada"):
+            return dict(message)
+        you = message.get("you") or {}
+        if you.get("legal"):
+            action = choose(you["legal"], you["cards"], rng)
+            ws.send(json.dumps({"type": "action", "v": message["v"], **action}))
     raise AssertionError("the game did not end in time")
 
 
@@ -64,10 +67,15 @@ def test_the_example_bot_plays_a_whole_game_against_a_person_and_the_sites_bots(
             text=True,
         )  # fmt: skip
         try:
-            wait_until(lambda: Seat.objects.filter(table=table, user=bot).exists(), timeout=30)
-            services.fill_with_bots(host, table.pk)
-            services.start_game(host, table.pk)
-            final = play_as_person(base, table, host)
+            with person_socket(base, table, host) as ws:
+                # The host starts once everybody seated has the table open (docs/rules.md §8.3).
+                wait_until(
+                    lambda: Seat.objects.filter(table=table, user=bot, connections__gt=0).exists(),
+                    timeout=30,
+                )
+                services.fill_with_bots(host, table.pk)
+                services.start_game(host, table.pk)
+                final = play_as_person(ws)
             output, _ = example.communicate(timeout=60)
         finally:
             example.kill()
