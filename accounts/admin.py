@@ -24,7 +24,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from .forms import check_username, cleaned_display_name
-from .models import User
+from .models import BotToken, User
 from .sessions import password_changed
 
 
@@ -139,6 +139,7 @@ class UserAdmin(DjangoUserAdmin):
         "last_login",
         "is_staff",
         "is_bot",
+        "bot_owner",
         "banned_at",
         "banned_until",
         "muted",
@@ -148,6 +149,7 @@ class UserAdmin(DjangoUserAdmin):
         BannedFilter,
         "muted",
         "is_bot",
+        ("bot_owner", admin.EmptyFieldListFilter),
         "is_staff",
         "is_superuser",
         "is_active",
@@ -157,9 +159,45 @@ class UserAdmin(DjangoUserAdmin):
     search_fields = ("username", "display_name", "email", "first_name", "last_name")
     ordering = ("-date_joined",)
     date_hierarchy = "date_joined"
-    readonly_fields = ("date_joined", "last_login")
+    # A bot account's owner is set by `accounts.bot_accounts` alone (only an account that never
+    # played becomes one): not editable here.
+    readonly_fields = ("date_joined", "last_login", "bot_owner")
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
-        (_("Jugador"), {"fields": ("display_name", "language", "is_bot")}),
+        (_("Jugador"), {"fields": ("display_name", "language", "is_bot", "bot_owner")}),
         MODERATION_FIELDSET,
     )
+
+
+@admin.register(BotToken)
+class BotTokenAdmin(admin.ModelAdmin):
+    """Bot accounts' tokens, to read: they are made by their owners and revoked with the
+    players' action «Revocar los tokens…» (in the audit log)."""
+
+    list_display = (
+        "prefix",
+        "name",
+        "user",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+    )
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
+    search_fields = ("user__username", "prefix", "name")
+    readonly_fields = (
+        "user",
+        "name",
+        "prefix",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    exclude = ("key_hash",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False

@@ -5,14 +5,40 @@ from django.contrib import messages
 from django.contrib.auth import SESSION_KEY, logout
 from django.contrib.messages.storage import default_storage
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import resolve_url
 from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from . import bot_accounts
 from .forms import ban_message
 from .models import User
+
+
+class BearerTokenMiddleware:
+    """A request with `Authorization: Bearer` is a bot's (docs/bot-api.md): refused (403) on any
+    page but the bot API's, and on the API read without cookies, so that no session signs it
+    in or is made for it; the API's views sign it in by its token."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        scheme = request.headers.get("Authorization", "").strip().partition(" ")[0]
+        if scheme.lower() != "bearer":
+            return self.get_response(request)
+        if not request.path_info.startswith(bot_accounts.API_PATH):
+            return JsonResponse(
+                {
+                    "error": "token_not_here",
+                    "message": _("Los tokens de bot solo sirven para la API de bots."),
+                },
+                status=403,
+            )
+        request.META.pop("HTTP_COOKIE", None)
+        request.COOKIES = {}
+        return self.get_response(request)
 
 
 class ActiveAccountMiddleware:

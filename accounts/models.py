@@ -50,6 +50,17 @@ class User(AbstractUser):
     # When the player closed their account (or staff did, at their request): it signs in no more,
     # its personal fields are erased and its username is a tombstone (`names.tombstone`).
     closed_at = models.DateTimeField(_("cuenta cerrada el"), null=True, blank=True)
+    # Set on a player's own bot account (`accounts.bot_accounts`): a program its owner plays
+    # through the bot API with tokens, never with a password. Not one of the site's bots
+    # (`is_bot`), which fill seats and have reserved names.
+    bot_owner = models.ForeignKey(
+        "self",
+        verbose_name=_("dueño del bot"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="bot_accounts",
+    )
 
     objects = UserManager()
 
@@ -85,6 +96,11 @@ class User(AbstractUser):
     @property
     def public_name(self) -> str:
         return names.shown(self.username, self.display_name)
+
+    @property
+    def is_bot_account(self) -> bool:
+        """A player's own bot account (a program), not one of the site's bots."""
+        return self.bot_owner_id is not None
 
     @property
     def is_banned(self) -> bool:
@@ -231,3 +247,32 @@ class PendingEmail(models.Model):
 
     def __str__(self) -> str:
         return self.email
+
+
+class BotToken(models.Model):
+    """A personal API token of a bot account (`accounts.bot_accounts`): the token itself is
+    shown once, when made; only its SHA-256 is kept (it is random, 256 bits: no salt or slow
+    hash needed to make a leaked table useless)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bot_tokens")
+    name = models.CharField(_("nombre"), max_length=40, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    # The token's first characters, to tell tokens apart in lists.
+    prefix = models.CharField(max_length=12)
+    created_at = models.DateTimeField(_("creado el"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("caduca el"), null=True, blank=True)
+    last_used_at = models.DateTimeField(_("usado por última vez"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revocado el"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("token de bot")
+        verbose_name_plural = _("tokens de bot")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}…"
+
+    @property
+    def is_usable(self) -> bool:
+        if self.revoked_at is not None:
+            return False
+        return self.expires_at is None or self.expires_at > timezone.now()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import bot_views, views
 
 app_name = "accounts"
 
@@ -11,6 +11,10 @@ urlpatterns = [
     path("ajustes/", views.account_settings, name="settings"),
     path("correo/", views.email_settings, name="email"),
     path("correo/confirmar/<str:token>/", views.email_confirm, name="email_confirm"),
+    path("bots/", bot_views.bot_list, name="bots"),
+    path("bots/nuevo/", bot_views.create_bot, name="create_bot"),
+    path("bots/<str:username>/tokens/", bot_views.create_token, name="create_bot_token"),
+    path("bots/tokens/<int:token_id>/revocar/", bot_views.revoke_token, name="revoke_bot_token"),
     path("contrasena/", views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "contrasena/cambiada/",

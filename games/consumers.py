@@ -11,6 +11,7 @@ from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
@@ -25,10 +26,22 @@ from .services import (
     release_channel,
     state_text,
 )
-from .socket_codes import CLOSE_NOT_FOUND, CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED, CLOSE_TRY_AGAIN
+from .socket_codes import (
+    CLOSE_NOT_FOUND,
+    CLOSE_NOT_LOGGED_IN,
+    CLOSE_PROTOCOL_ERRORS,
+    CLOSE_REFUSED,
+    CLOSE_TRY_AGAIN,
+)
 
 MAX_MESSAGE_BYTES = 4096
 ACTION_FIELDS = {"type", "v", "act", "to", "cards"}
+#: The refusals that a well-written client never causes, whatever the table does meanwhile (not
+#: `stale`, `conflict` or `not_your_turn`, which a race gives anybody): a bot's socket that
+#: collects `BOT_API_PROTOCOL_ERRORS` of them is closed with `CLOSE_PROTOCOL_ERRORS`.
+PROTOCOL_ERRORS = frozenset(
+    {"malformed", "too_long", "unknown_type", "bad_version", "unknown_act", "rate_limited"}
+)
 
 
 async def refuse(consumer: AsyncWebsocketConsumer, code: int) -> None:
@@ -122,9 +135,16 @@ class TableConsumer(RelayingConsumer):
     seat_key: str = "-"
     language: str = "es"
     joined: bool = False
+    #: The bot API token that opened this socket (docs/bot-api.md); None for a browser's.
+    bot_token_id: int | None = None
+    protocol_errors: int = 0
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        if self.scope.get("bot_refusal") is not None:
+            await refuse(self, self.scope["bot_refusal"])
+            return
+        self.bot_token_id = self.scope.get("bot_token_id")
         user = self.scope.get("user")
         # Listen first: whatever changes while this socket is being welcomed reaches it after
         # the welcome (group messages wait until `connect` returns), so nothing is missed; the
@@ -178,6 +198,15 @@ class TableConsumer(RelayingConsumer):
             await self.send_error("malformed", _("El mensaje debe ser un objeto JSON."))
             return
         kind = message.get("type")
+        if (
+            kind in ("action", "chat")
+            and self.bot_token_id is not None
+            and not await live.bot_may_act(self.bot_token_id)
+        ):
+            await self.send_error(
+                "rate_limited", _("Demasiadas acciones: espera un poco."), with_state=False
+            )
+            return
         if kind == "action":
             await self.handle_action(message)
         elif kind == "chat":
@@ -219,6 +248,11 @@ class TableConsumer(RelayingConsumer):
         with override(self.language):
             text = str(message)
         await self.send(text_data=json.dumps({"type": "error", "code": code, "message": text}))
+        if self.bot_token_id is not None and code in PROTOCOL_ERRORS:
+            self.protocol_errors += 1
+            if self.protocol_errors >= settings.BOT_API_PROTOCOL_ERRORS:
+                await self.close(code=CLOSE_PROTOCOL_ERRORS)
+                return
         if with_state:
             await self.send_state()
 
@@ -256,7 +290,7 @@ class TableConsumer(RelayingConsumer):
     async def account_changed(self, event: dict[str, Any]) -> None:
         """`accounts.sockets.ACCOUNT_CHANGED`: a log-out, a password change or reset, a ban.
         The socket closes if its session no longer signs it in."""
-        code = await live.recheck(self.scope["user"], self.scope.get("session"))
+        code = await live.recheck(self.scope["user"], self.scope.get("session"), self.bot_token_id)
         if code is not None:
             await self.close(code=code)
 

@@ -213,6 +213,8 @@ TABLE: dict[str, Promise] = {
     "your_hand": _("Tus cartas"),
     # A bot's name with its level, wherever a bot is named: «Bot Nerea (fuerte)».
     "bot_name": _("{name} ({level})"),
+    # A player's own bot account (docs/bot-api.md), wherever it is named: «Trasto (bot de Ana)».
+    "bot_of": _("{name} (bot de {owner})"),
 }
 
 #: Words quoted in running text: «Paso» in Spanish, “Pass” in English.
@@ -293,11 +295,14 @@ def part_label(part: Mapping[str, Any], names: Sequence[str]) -> str:
     return fill(PARTS.get(kind, kind), name=name, points=part.get("points"))
 
 
-def seat_name(name: str, level: str | None) -> str:
-    """How a seat's player is named: a bot with its level («Bot Nerea (fuerte)»), a person as
-    they chose (the live table's ``seatName`` in format.js says the same)."""
+def seat_name(name: str, level: str | None, bot_of: str | None = None) -> str:
+    """How a seat's player is named: a bot with its level («Bot Nerea (fuerte)»), a player's
+    bot account with its owner («Trasto (bot de Ana)»), a person as they chose (the live
+    table's ``seatName`` in format.js says the same)."""
     if level in BOT_LEVELS:
         return fill(TABLE["bot_name"], name=name, level=BOT_LEVELS[level])
+    if bot_of:
+        return fill(TABLE["bot_of"], name=name, owner=bot_of)
     return name
 
 
@@ -306,9 +311,10 @@ def seat_label(seat: Any) -> str:
     if seat is None:
         return ""
     if isinstance(seat, Mapping):
-        return seat_name(str(seat.get("name") or ""), seat.get("bot_level"))
+        return seat_name(str(seat.get("name") or ""), seat.get("bot_level"), seat.get("bot_of"))
     level = seat.bot_level if seat.user.is_bot else None
-    return seat_name(seat.user.public_name, level)
+    owner = seat.user.bot_owner.public_name if seat.user.bot_owner_id else None
+    return seat_name(seat.user.public_name, level, owner)
 
 
 def _active(words: Mapping[str, Promise | str]) -> dict[str, str]:

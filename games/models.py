@@ -96,6 +96,8 @@ class Table(models.Model):
     )
     # Made by quick play for players from its queue (games.services.queue).
     quick = models.BooleanField(_("partida rápida"), default=False)
+    # The host let players' bot accounts (programs, docs/bot-api.md) sit here: never rated.
+    bots_allowed = models.BooleanField(_("admite bots de jugadores"), default=False)
     invite_token = models.CharField(
         _("enlace de invitación"), max_length=32, unique=True, default=new_invite_token
     )
@@ -438,6 +440,9 @@ class Invitation(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
+    # The seat a challenged bot account takes (`invitations.challenge`): the challenger's
+    # partner's or a rival's; null: the first free one.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("invitación")

@@ -9,6 +9,7 @@ urlpatterns = [
     path("jugar/salir/", quick_views.leave_queue, name="leave"),
     path("jugar/bots/", quick_views.complete_with_bots, name="bots"),
     path("invitaciones/", quick_views.invite, name="invite"),
+    path("invitaciones/retar/", quick_views.challenge, name="challenge"),
     path("invitaciones/<int:invitation_id>/aceptar/", quick_views.accept, name="accept"),
     path("invitaciones/<int:invitation_id>/rechazar/", quick_views.decline, name="decline"),
 ]

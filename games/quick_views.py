@@ -92,6 +92,30 @@ def invite(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+def challenge(request: HttpRequest) -> HttpResponse:
+    """«Retar» on a bot account's profile: `to` (its username), `mode`, `como` (`pareja`: the
+    bot plays as your partner; else against you)."""
+    bot = User.objects.filter(username=request.POST.get("to", "")).first()
+    try:
+        invitation = invitations.challenge(
+            request.user,
+            bot,
+            request.POST.get("mode", ""),
+            as_partner=request.POST.get("como") == "pareja",
+        )
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("accounts:profile", bot.username) if bot else redirect("lobby")
+    messages.success(
+        request,
+        _("Reto enviado a %(name)s: su programa tiene que aceptarlo.")
+        % {"name": isolate(invitation.recipient.public_name)},
+    )
+    return redirect(invitation.table)
+
+
+@login_required
+@require_POST
 def accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
     try:
         url, table = invitations.accept(request.user, invitation_id)

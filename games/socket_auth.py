@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from channels.auth import AuthMiddleware
+from channels.db import database_sync_to_async
 from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, load_backend
@@ -28,9 +29,10 @@ from django.db import DEFAULT_DB_ALIAS, connection
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
+from accounts import bot_accounts
 from accounts.models import User
 
-from .services import adb
+from .services import adb, bot_api
 
 
 class EventLoopAuthMiddleware(AuthMiddleware):
@@ -97,3 +99,35 @@ def _user_sql() -> str:
     qn = connection.ops.quote_name
     columns = ", ".join(qn(field.column) for field in User._meta.concrete_fields)
     return f"SELECT {columns} FROM {qn(User._meta.db_table)} WHERE {qn('id')} = %s"
+
+
+class BearerTokenRouter:
+    """A WebSocket handshake with `Authorization: Bearer <token>` is a bot's (docs/bot-api.md):
+    it goes to `bots`, signed in by its token alone (no cookie, no session, and no `Origin`
+    check: a browser cannot set that header, so the token is no ambient credential a page could
+    borrow). Every other handshake goes to `browsers`.
+
+    An unusable token, or one over its connections' rate, still reaches the consumer, with the
+    close code to refuse it with in `scope["bot_refusal"]`, so the client can read why."""
+
+    def __init__(self, *, bots: Any, browsers: Any) -> None:
+        self.bots = bots
+        self.browsers = browsers
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        header = next(
+            (value for name, value in scope.get("headers", []) if name == b"authorization"), None
+        )
+        scheme = b"" if header is None else header.strip().partition(b" ")[0]
+        if scheme.lower() != b"bearer":
+            return await self.browsers(scope, receive, send)
+        raw = bot_accounts.bearer(header.decode("latin-1")) or ""  # type: ignore[union-attr]
+        token, refusal = await database_sync_to_async(bot_api.admit_socket)(raw)
+        scope = {
+            **scope,
+            "user": AnonymousUser() if token is None else token.user,
+            "session": None,
+            "bot_token_id": None if token is None else token.pk,
+            "bot_refusal": refusal,
+        }
+        return await self.bots(scope, receive, send)

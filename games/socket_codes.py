@@ -12,8 +12,14 @@ CLOSE_NOT_LOGGED_IN = 4401
 #: Refused: an unknown table, a private one without the invitation, or a banned player (whose
 #: open sockets are closed with it too, at every table).
 CLOSE_REFUSED = 4403
-#: Refused: no WebSocket at that path (`/ws/mesas/-1/`, `/ws/otra-cosa/`).
+#: Refused: no WebSocket at that path (`/ws/mesas/-1/`, `/ws/otra-cosa/`; for a bot's token,
+#: any socket but a table's).
 CLOSE_NOT_FOUND = 4404
+#: Closed: a bot's socket broke the protocol `BOT_API_PROTOCOL_ERRORS` times (malformed frames,
+#: unknown message types or acts, actions over its rate); docs/bot-api.md.
+CLOSE_PROTOCOL_ERRORS = 4400
+#: Refused: a bot's token opened more sockets than `BOT_API_CONNECTIONS_PER_MINUTE` in a minute.
+CLOSE_RATE_LIMITED = 4429
 
 #: Closed, or refused, because PostgreSQL or Redis does not answer (a restart): connect again
 #: in a moment (RFC 6455's «try again later»; the table page says «Reconectando…» meanwhile).

@@ -97,7 +97,11 @@ def create_table(request: HttpRequest) -> HttpResponse:
     rated = request.POST.get("rated", "on" if not private else "") == "on"
     try:
         table = services.create_table(
-            request.user, request.POST.get("mode", ""), private=private, rated=rated
+            request.user,
+            request.POST.get("mode", ""),
+            private=private,
+            rated=rated,
+            bots_allowed=request.POST.get("bots") == "on",
         )
     except services.ServiceError as exc:
         messages.error(request, exc.message)

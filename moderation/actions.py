@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts import bot_accounts
 from accounts.models import User
 from accounts.sessions import end_sessions
 from accounts.sockets import recheck_sockets
@@ -116,7 +117,26 @@ def ban(
         # After the table's own broadcast (registered first by the service), so the other
         # players' `cancelada` state goes out before the socket is closed.
         recheck_sockets(user.pk)
+        # A banned player's programs stop with them (`accounts.bot_accounts`).
+        for bot_id in user.bot_accounts.values_list("pk", flat=True):
+            recheck_sockets(bot_id)
     return entry
+
+
+def revoke_bot_tokens(moderator: User | None, bot: User, reason: str = "") -> ModerationAction:
+    """Revoke every token of a player's bot account: its sockets close (4401) and its requests
+    get 401 until its owner makes a new one (to keep it out, ban it: `ban`)."""
+    if not bot.is_bot_account:
+        raise ModerationError(_("Solo las cuentas de bot de los jugadores tienen tokens."))
+    with transaction.atomic():
+        count = bot_accounts.revoke(bot.bot_tokens.all())
+        return record(
+            moderator,
+            ModerationAction.Kind.REVOKE_TOKENS,
+            target=bot,
+            reason=(reason or "").strip(),
+            tokens_revoked=count,
+        )
 
 
 def unban(

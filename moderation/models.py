@@ -109,6 +109,7 @@ class ModerationAction(models.Model):
         WITHDRAW_INVITATION = "invit_retirada", _("Invitación a un torneo retirada")
         ADJUDICATE = "arbitrar", _("Partida de torneo decidida por la organización")
         CLOSE_ACCOUNT = "cerrar_cuenta", _("Cuenta cerrada")
+        REVOKE_TOKENS = "revocar_tokens", _("Tokens de un bot revocados")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -13,10 +13,14 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from games.socket_auth import EventLoopAuthMiddlewareStack  # noqa: E402
+from games.socket_auth import BearerTokenRouter, EventLoopAuthMiddlewareStack  # noqa: E402
 
 from .outages import SocketOutageGuard  # noqa: E402
-from .routing import public_websocket_urlpatterns, websocket_urlpatterns  # noqa: E402
+from .routing import (  # noqa: E402
+    bot_websocket_urlpatterns,
+    public_websocket_urlpatterns,
+    websocket_urlpatterns,
+)
 
 # A daphne process keeps thousands of long-lived objects (sockets, consumers, cached games); the
 # cyclic collector's full passes over them paused the event loop for tens of milliseconds under
@@ -29,15 +33,19 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": SocketOutageGuard(
-            AllowedHostsOriginValidator(
-                URLRouter(
-                    [
-                        *public_websocket_urlpatterns,
-                        re_path(
-                            r"", EventLoopAuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-                        ),
-                    ]
-                )
+            BearerTokenRouter(
+                bots=URLRouter(bot_websocket_urlpatterns),
+                browsers=AllowedHostsOriginValidator(
+                    URLRouter(
+                        [
+                            *public_websocket_urlpatterns,
+                            re_path(
+                                r"",
+                                EventLoopAuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+                            ),
+                        ]
+                    )
+                ),
             )
         ),
     }

@@ -9,6 +9,12 @@ public_websocket_urlpatterns = [
     path("ws/sala/", LobbyConsumer.as_asgi()),
 ]
 
+#: What a bot's token may open (docs/bot-api.md): a table's socket, nothing else.
+bot_websocket_urlpatterns = [
+    path("ws/mesas/<int:table_id>/", TableConsumer.as_asgi()),
+    re_path(r"", NoSuchSocket.as_asgi()),
+]
+
 websocket_urlpatterns = [
     path("ws/mesas/<int:table_id>/", TableConsumer.as_asgi()),
     path("ws/jugador/", PlayerConsumer.as_asgi()),

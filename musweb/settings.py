@@ -45,6 +45,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # /salud/ (games/health.py), answered before sessions, users and the HTTPS redirect.
     "musweb.outages.HealthMiddleware",
+    # A bot's token works on the bot API only, never on a person's page (docs/bot-api.md).
+    "accounts.middleware.BearerTokenMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # PostgreSQL or Redis down: the site's own 503 page instead of a 500 (musweb/outages.py).
@@ -184,6 +186,18 @@ MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
 MUS_RECUENTO_SECONDS = env_int("MUS_RECUENTO_SECONDS", 15, minimum=1)
 MUS_BOT_DELAY_MS = env_int("MUS_BOT_DELAY_MS", 900, minimum=0)
 MUS_SWEEP_SECONDS = env_int("MUS_SWEEP_SECONDS", 1, minimum=1)
+# The bot API (docs/bot-api.md), per token: HTTP requests and WebSocket connections opened per
+# minute, actions and chat lines sent per minute over its sockets, and the protocol errors
+# (malformed frames, unknown types or acts) one socket may make before it is closed.
+BOT_API_REQUESTS_PER_MINUTE = env_int("BOT_API_REQUESTS_PER_MINUTE", 60, minimum=1)
+BOT_API_CONNECTIONS_PER_MINUTE = env_int("BOT_API_CONNECTIONS_PER_MINUTE", 10, minimum=1)
+BOT_API_ACTIONS_PER_MINUTE = env_int("BOT_API_ACTIONS_PER_MINUTE", 120, minimum=1)
+BOT_API_PROTOCOL_ERRORS = env_int("BOT_API_PROTOCOL_ERRORS", 10, minimum=1)
+# Bot accounts a player may own, and live tokens per bot account.
+BOT_ACCOUNTS_PER_OWNER = env_int("BOT_ACCOUNTS_PER_OWNER", 3, minimum=0)
+BOT_TOKENS_PER_ACCOUNT = env_int("BOT_TOKENS_PER_ACCOUNT", 5, minimum=1)
+# How long a bot account has to answer a challenge («Retar», docs/bot-api.md).
+BOT_CHALLENGE_SECONDS = env_int("BOT_CHALLENGE_SECONDS", 120, minimum=10)
 # How often the lobby's lists are rendered and what changed pushed to its sockets (games.push_lobby).
 MUS_LOBBY_SECONDS = env_int("MUS_LOBBY_SECONDS", 2, minimum=1)
 # A change of the games in play, their scores or who is online alone is pushed to the lobby at most

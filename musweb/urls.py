@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
 
-from accounts import profile_urls
+from accounts import bot_accounts, profile_urls
 from accounts import urls as account_urls
 from games import views as game_views
 
@@ -42,4 +42,5 @@ urlpatterns = [
     path("torneos/", include("tournaments.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path(bot_accounts.API_PATH.lstrip("/"), include("games.bot_urls")),
 ]

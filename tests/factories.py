@@ -116,14 +116,16 @@ def seat_all(players: list[User], mode: str = "4-reyes", **kwargs: Any) -> Table
     return table
 
 
-def started_table(players: list[User], mode: str = "4-reyes", seed: int = 1) -> Table:
-    """``seat_all``, then the host starts the game: the first hand dealt from a seeded deck.
+def started_table(
+    players: list[User], mode: str = "4-reyes", seed: int = 1, **kwargs: Any
+) -> Table:
+    """``seat_all`` (with ``kwargs``), then the host starts the game: the first hand dealt from a seeded deck.
 
     With its four players at the table: as if each had a socket open when it started (so nobody
     is waited for, RULES.md §8.3), sockets that then went without a trace. A test's own sockets
     are counted from there; closing the last one makes the seat wait.
     """
-    table = seat_all(players, mode)
+    table = seat_all(players, mode, **kwargs)
     return start_seated(players[0], table, random.Random(seed))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -45,7 +46,8 @@ def _recipient(sender: User, recipient: User | None) -> User:
         raise ServiceError("no_player", _("Ese jugador no existe o no puede jugar."))
     if recipient.pk == sender.pk:
         raise ServiceError("self", _("No puedes invitarte a ti mismo."))
-    if recipient.is_bot:
+    if recipient.is_bot or recipient.is_bot_account:
+        # (a player's bot is challenged from its profile instead: `challenge`)
         raise ServiceError("bot", _("Los bots no reciben invitaciones."))
     if relations.blocked_either_way(sender.pk, recipient.pk):
         raise ServiceError("blocked", _("No puedes invitar a este jugador."))
@@ -111,6 +113,59 @@ def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Inv
         ) from None
     invitation.sender = sender
     tell(recipient, message(invitation))
+    return invitation
+
+
+@batched
+def challenge(sender: User, bot: User | None, mode: str, *, as_partner: bool = False) -> Invitation:
+    """«Retar»: `sender` challenges a player's bot account to a game of `mode`, as their partner
+    or as a rival (docs/bot-api.md). At the open table the sender sits at, which must admit bot
+    accounts, or at a new private one that does, with the sender as host. No follow is needed,
+    but blocks (with the bot or its owner, either way) and the invitations' rate apply; the bot
+    sees it in its API's list and has `BOT_CHALLENGE_SECONDS` to accept."""
+    if bot is None or not bot.is_bot_account or not bot.is_active or bot.is_banned:
+        raise ServiceError(
+            "not_bot_account", _("Solo se puede retar a la cuenta de bot de un jugador.")
+        )
+    if sender.is_bot or sender.is_bot_account:
+        raise ServiceError("bot", _("Un bot no reta a nadie."))
+    if any(relations.blocked_either_way(sender.pk, who) for who in (bot.pk, bot.bot_owner_id)):
+        raise ServiceError("blocked", _("No puedes retar a este bot."))
+    if live_seat_of(bot) is not None:
+        raise ServiceError(
+            "busy", _("%(name)s ya está sentado en una mesa.") % {"name": isolate(bot.public_name)}
+        )
+    if Invitation.objects.filter(
+        sender=sender, recipient=bot, status=Invitation.Status.PENDING
+    ).exists():
+        raise ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))
+    check_rate(sender)
+    mine = live_seat_of(sender)
+    if mine is None:
+        table = tables.create_table(sender, mode, private=True, bots_allowed=True)
+        seat = 0
+    elif mine.table.status != Table.Status.OPEN or not mine.table.bots_allowed:
+        raise ServiceError(
+            "no_bot_accounts",
+            _("Tu mesa no admite bots de jugadores: levántate o crea una que los admita."),
+        )
+    else:
+        table, seat = mine.table, mine.seat
+    taken = set(table.seats.values_list("seat", flat=True))
+    wanted = [(seat + 2) % 4] if as_partner else [(seat + 1) % 4, (seat + 3) % 4]
+    free = [s for s in wanted if s not in taken]
+    if not free:
+        raise ServiceError("taken", _("Ese asiento ya está ocupado."))
+    invitation = Invitation.objects.create(
+        sender=sender,
+        recipient=bot,
+        kind=Invitation.Kind.TABLE,
+        table=table,
+        mode=table.mode,
+        seat=free[0],
+        expires_at=timezone.now() + timedelta(seconds=settings.BOT_CHALLENGE_SECONDS),
+    )
+    invitation.sender = sender
     return invitation
 
 
@@ -258,6 +313,8 @@ def _sit(user: User, invitation: Invitation) -> Table:
     free = next((s for s in (partner, *tables.SEATS) if s is not None and s not in taken), None)
     if free is None:
         raise ServiceError("full", _("La mesa está completa."))
+    if invitation.seat is not None:
+        free = invitation.seat  # a challenge's seat (`tables.take_seat` refuses it if taken)
     queue.leave(user)  # a table chosen instead of waiting for one
     return tables.take_seat(user, table.pk, free, table.invite_token)
 

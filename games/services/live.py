@@ -20,11 +20,11 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connection
 
-from accounts import relations, sockets
+from accounts import bot_accounts, relations, sockets
 
 from ..models import Table
 from ..socket_codes import CLOSE_FOR_VERDICT
-from . import adb, chat, connections, play, presence
+from . import adb, chat, connections, play, presence, ratelimit
 from .access import Session, can_view
 from .errors import OUTAGES, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name, send_groups, unsent
@@ -178,12 +178,26 @@ async def heartbeat(user: Any) -> None:
             await in_worker(presence.touch, user.pk)
 
 
-async def recheck(user: Any, session: Session | None) -> int | None:
+async def recheck(user: Any, session: Session | None, token_id: int | None = None) -> int | None:
     """The player's account changed (`accounts.sockets.recheck_sockets`): None if the socket's
-    session still signs it in, else the code to close it with."""
-    key = None if session is None else session.session_key
-    verdict = await in_worker(sockets.session_verdict, key, user.pk)
+    session (or, for a bot's socket, its token) still signs it in, else the code to close it
+    with."""
+    if token_id is not None:
+        verdict = await in_worker(bot_accounts.token_verdict, token_id)
+    else:
+        key = None if session is None else session.session_key
+        verdict = await in_worker(sockets.session_verdict, key, user.pk)
     return None if verdict is None else CLOSE_FOR_VERDICT[verdict]
+
+
+async def bot_may_act(token_id: int) -> bool:
+    """Count an action or chat line a bot's token sends: False past `BOT_API_ACTIONS_PER_MINUTE`
+    in a minute."""
+    with contextlib.suppress(*OUTAGES):
+        return await ratelimit.within_rate_here(
+            "bot-action", token_id, settings.BOT_API_ACTIONS_PER_MINUTE, 60
+        )
+    return True  # Redis is down: the action itself will say so
 
 
 # --------------------------------------------------------------------------------------------

@@ -181,7 +181,14 @@ def start(table: Table, rng: Any = None) -> None:
     first mano by lot."""
     first_mano = (rng or secrets.SystemRandom()).randrange(4)
     game = engine.new_game(table.mode, first_mano, rng)
-    commit(plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now()))
+    unrated: dict[str, Any] = {}
+    if table.rated and User.objects.filter(seats__table=table, bot_owner__isnull=False).exists():
+        # A player's bot account never plays a rated game with people, whatever seated it
+        # (docs/bot-api.md): every game starts here.
+        unrated = {"rated": False}
+    commit(
+        plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now(), **unrated)
+    )
 
 
 def play_defaults(table_id: int, version: int | None = None) -> int:

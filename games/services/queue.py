@@ -116,7 +116,7 @@ def dodge_message(end: datetime) -> str:
 
 def refusal(user: User) -> ServiceError | None:
     """Why `user` may not wait for quick play now (None: they may)."""
-    if user.is_bot:
+    if user.is_bot or user.is_bot_account:
         return ServiceError("bot", _("Los bots no hacen cola."))
     if user.is_banned or not user.is_active:
         return ServiceError("banned", _("Tu cuenta está suspendida: no puedes jugar."))

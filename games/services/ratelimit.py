@@ -29,9 +29,20 @@ def _rate_script() -> Script:
     return presence.client().register_script(_RATE_SCRIPT)
 
 
+def _key(kind: str, user_id: int) -> str:
+    return f"{settings.CACHES['default']['KEY_PREFIX']}:{kind}-rate:{user_id}"
+
+
 def within_rate(kind: str, user_id: int, count: int, seconds: int) -> bool:
     """Count one more `kind` of request by `user_id`: False (not counted) if they already made
     `count` of them in the last `seconds`."""
-    key = f"{settings.CACHES['default']['KEY_PREFIX']}:{kind}-rate:{user_id}"
     member = uuid.uuid4().hex
-    return bool(_rate_script()(keys=[key], args=[time.time(), seconds, count, member]))
+    args = [time.time(), seconds, count, member]
+    return bool(_rate_script()(keys=[_key(kind, user_id)], args=args))
+
+
+async def within_rate_here(kind: str, user_id: int, count: int, seconds: int) -> bool:
+    """`within_rate` on the event loop's own Redis connection."""
+    args = [time.time(), seconds, count, uuid.uuid4().hex]
+    found = await presence.async_client().eval(_RATE_SCRIPT, 1, _key(kind, user_id), *args)
+    return bool(found)

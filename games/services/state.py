@@ -56,6 +56,8 @@ def seats_info(table: Table) -> list[dict[str, Any] | None]:
             "bot": row["is_bot"],
             # A bot's level (`principiante`, `normal`, `fuerte`); null for a person.
             "bot_level": (row["bot_level"] or None) if row["is_bot"] else None,
+            # A player's own bot account (docs/bot-api.md): its owner's name; null otherwise.
+            "bot_of": row.get("bot_of"),
             "host": row["user_id"] == table.host_id,
             "connected": row["connections"] > 0 or row["is_bot"],
             "away_until": row["away_until"],

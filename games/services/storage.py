@@ -73,9 +73,13 @@ def _seats_sql() -> str:
         "'seat', s.seat, 'user_id', s.user_id, 'username', u.username, "
         "'display_name', u.display_name, 'is_bot', u.is_bot, 'connections', s.connections, "
         "'away_until', s.reconnect_deadline, 'away_seconds', s.away_seconds, "
-        "'bot_level', s.bot_level) "
+        "'bot_level', s.bot_level, "
+        # A player's bot account: its owner's name (User.public_name), else null.
+        "'bot_of', CASE WHEN o.id IS NULL THEN NULL "
+        "ELSE coalesce(nullif(o.display_name, ''), o.username) END) "
         "ORDER BY s.seat), '[]'::json) "
         f"FROM {qn(Seat._meta.db_table)} s JOIN {qn(User._meta.db_table)} u ON u.id = s.user_id "
+        f"LEFT JOIN {qn(User._meta.db_table)} o ON o.id = u.bot_owner_id "
         "WHERE s.table_id = %s"
     )
 

@@ -41,14 +41,18 @@ def create_table(
     practice: bool = False,
     quick: bool = False,
     seat: int = 0,
+    bots_allowed: bool = False,
 ) -> Table:
     """A new table with its host sitting at `seat` (a rematch keeps the seat they had); `quick`
-    for quick play's tables."""
+    for quick play's tables; `bots_allowed` for one where players' bot accounts may sit, which
+    never counts for the ladder."""
     if mode not in Mode.values:
         raise ServiceError("unknown_mode", _("Modalidad desconocida."))
     if not practice:  # bots mind nobody's past: a suspended player may still practise
         abandonment.check_may_sit(user)
         hooks.check_may_sit(user)
+    if user.is_bot_account:
+        raise _no_bot_accounts()
     if live_seat_of(user) is not None:
         raise _already_seated()
     try:
@@ -58,9 +62,10 @@ def create_table(
                 host=user,
                 private=private,
                 # Public tables always count for the ladder; a private one only if the host says.
-                rated=(rated if private else True) and not practice,
+                rated=(rated if private else True) and not practice and not bots_allowed,
                 practice=practice,
                 quick=quick,
+                bots_allowed=bots_allowed,
             )
             _new_seat(table, seat, user)
     except IntegrityError:
@@ -78,6 +83,13 @@ def _new_seat(table: Table, seat: int, user: User) -> Seat:
         user=user,
         connections=sockets,
         disconnected_at=None if sockets else timezone.now(),
+    )
+
+
+def _no_bot_accounts() -> ServiceError:
+    return ServiceError(
+        "no_bot_accounts",
+        _("Esta mesa no admite bots de jugadores: su anfitrión no lo ha permitido."),
     )
 
 
@@ -107,6 +119,8 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
         if not can_view(table, user, token):
             raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
         kicks.refuse_if_kicked(table, user)
+        if user.is_bot_account and not table.bots_allowed:
+            raise _no_bot_accounts()
         if table.status != Table.Status.OPEN:
             raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
         _check_reserved(table, user, seat)

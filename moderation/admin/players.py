@@ -75,6 +75,7 @@ class ModeratedUserAdmin(UserAdmin):
         "mute_players",
         "unmute_players",
         "close_accounts",
+        "revoke_bot_tokens",
     ]
     change_list_template = "moderation/admin/player_change_list.html"
 
@@ -103,6 +104,17 @@ class ModeratedUserAdmin(UserAdmin):
     )
     def close_accounts(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         return self._measure(request, queryset, "close", action="close_accounts")
+
+    @admin.action(
+        description=_("Revocar los tokens de las cuentas de bot elegidas"), permissions=["change"]
+    )
+    def revoke_bot_tokens(self, request: HttpRequest, queryset: QuerySet) -> None:
+        bots = queryset.filter(bot_owner__isnull=False)
+        for bot in bots:
+            moderation.revoke_bot_tokens(request.user, bot)
+        self.message_user(
+            request, gettext("Cuentas de bot sin tokens: %(n)d.") % {"n": bots.count()}
+        )
 
     def _measure(
         self,

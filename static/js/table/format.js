@@ -42,11 +42,14 @@ export const fmt = (text, params) =>
 export const isolate = (name) => `\u2068${name}\u2069`;
 
 // A seat's player as every page names them (games.labels.seat_name): a bot with its level,
-// «Bot Nerea (fuerte)»; a person as they chose.
+// «Bot Nerea (fuerte)»; a player's bot with its owner; a person as they chose.
 export const seatName = (info) => {
   if (!info) return "";
   const level = info.bot && info.bot_level && L.bot_levels[info.bot_level];
-  return level ? fmt(L.table.bot_name, { name: info.name, level }) : String(info.name || "");
+  if (level) return fmt(L.table.bot_name, { name: info.name, level });
+  // A player's own bot account (docs/bot-api.md): «Trasto (bot de Ana)».
+  if (info.bot_of) return fmt(L.table.bot_of, { name: info.name, owner: info.bot_of });
+  return String(info.name || "");
 };
 
 export const joinNames = (list) =>
