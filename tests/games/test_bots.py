@@ -15,7 +15,7 @@ from accounts.models import User
 from games import engine, services
 from games.models import Table
 from games.services import bots
-from tests.factories import login, seat_all, started_table
+from tests.factories import login, seat_all, start_seated, started_table
 from tests.live import celery_worker, wait_until
 
 
@@ -126,7 +126,7 @@ def test_a_game_against_bots_only_offers_neither_a_report_nor_a_rematch(
     host = make_user()
     table = services.create_table(host, "4-reyes")
     bots.fill_with_bots(host, table.pk)
-    services.start_game(host, table.pk)
+    start_seated(host, table)
     assert services.cancel_game(table.pk, Table.CancelReason.SYSTEM)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
     client = login(host)
