@@ -254,11 +254,13 @@ class BotToken(models.Model):
     shown once, when made; only its SHA-256 is kept (it is random, 256 bits: no salt or slow
     hash needed to make a leaked table useless)."""
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bot_tokens")
+    user = models.ForeignKey(
+        User, verbose_name=_("cuenta de bot"), on_delete=models.CASCADE, related_name="bot_tokens"
+    )
     name = models.CharField(_("nombre"), max_length=40, blank=True)
-    key_hash = models.CharField(max_length=64, unique=True)
+    key_hash = models.CharField(_("huella del token"), max_length=64, unique=True)
     # The token's first characters, to tell tokens apart in lists.
-    prefix = models.CharField(max_length=12)
+    prefix = models.CharField(_("comienzo del token"), max_length=12)
     created_at = models.DateTimeField(_("creado el"), auto_now_add=True)
     expires_at = models.DateTimeField(_("caduca el"), null=True, blank=True)
     last_used_at = models.DateTimeField(_("usado por última vez"), null=True, blank=True)

@@ -138,7 +138,7 @@ def test_it_refuses_a_rematch_it_cannot_give(
         # A table its host filled with bots: nobody there to ask for a rematch with.
         alone = services.create_table(asker, "4-reyes")
         bots.fill_with_bots(asker, alone.pk)
-        services.start_game(asker, alone.pk)
+        start_seated(asker, alone)
         services.cancel_game(alone.pk, Table.CancelReason.SYSTEM)
         Table.objects.filter(pk=alone.pk).update(status=Table.Status.FINISHED)
         table, code = alone, "bots"
