@@ -58,7 +58,7 @@ ACTS: dict[str, Promise] = {
 #: What a player said, in the speech bubbles and the logs. A raise is said as the tantos it
 #: puts over the bet (``raise``, with ``{n}`` a number word: «Cinco más»), and the total it
 #: leaves on the table in small print (``raise_total``). ``clock``: an act the turn clock
-#: played for the player (RULES.md §8.2).
+#: played for the player (docs/rules.md §8.2).
 SAID: dict[str, Promise] = {
     "mus": _("¡Mus!"),
     "corto": _("Corto"),

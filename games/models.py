@@ -16,7 +16,8 @@ from .engine import bot
 
 
 class Mode(models.TextChoices):
-    """The two modes of RULES.md §2.3, with their names on screen; the values are the engine's."""
+    """The two modes of docs/rules.md §2.3, with their names on screen; the values are the
+    engine's."""
 
     CUATRO_REYES = engine.MODES[0], _("Mus · 4 reyes")
     OCHO_REYES = engine.MODES[1], _("Mus · 8 reyes")
@@ -115,7 +116,7 @@ class Table(models.Model):
     # sent against any version since then are still meaningful (see services.act).
     step_version = models.PositiveIntegerField(_("versión del paso"), default=0)
     record = models.JSONField(_("registro"), null=True, blank=True)
-    # At the recuento: the seats whose players pressed «Seguir» (RULES.md §8.2).
+    # At the recuento: the seats whose players pressed «Seguir» (docs/rules.md §8.2).
     ready_seats = models.JSONField(_("asientos listos"), default=list, blank=True)
     scores = models.JSONField(_("marcador"), default=list, blank=True)
     winner_team = models.PositiveSmallIntegerField(_("pareja ganadora"), null=True, blank=True)
@@ -124,7 +125,7 @@ class Table(models.Model):
         _("motivo de la cancelación"), max_length=10, choices=CancelReason.choices, blank=True
     )
     cancel_note = models.TextField(_("nota del moderador"), blank=True)
-    # The seat whose player used up their reconnection budget (RULES.md §8.3-8.4).
+    # The seat whose player used up their reconnection budget (docs/rules.md §8.3-8.4).
     abandoned_seat = models.PositiveSmallIntegerField(
         _("asiento abandonado"), null=True, blank=True
     )
@@ -184,7 +185,7 @@ def public_phase(status: str, phase: str) -> str:
 
 
 class Seat(models.Model):
-    """Who sits where. Seats 0+2 and 1+3 are partners (RULES.md §1.1)."""
+    """Who sits where. Seats 0+2 and 1+3 are partners (docs/rules.md §1.1)."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
@@ -204,7 +205,7 @@ class Seat(models.Model):
     # one who never came is a no-show, never charged an abandonment (docs/rules.md §8.3).
     arrived = models.BooleanField(default=False)
     # Before the start, since when the seat has had no socket (it is freed after
-    # MUS_RECONNECT_SECONDS). RULES.md §8.3: in play, while the player is away the seat waits
+    # MUS_RECONNECT_SECONDS). docs/rules.md §8.3: in play, while the player is away the seat waits
     # until `reconnect_deadline`, which is what is left of their budget for the game
     # (`away_seconds` already spent)...
     disconnected_at = models.DateTimeField(null=True, blank=True)
@@ -234,7 +235,7 @@ class Seat(models.Model):
 
 class Connection(models.Model):
     """An open table socket and the server process holding it: the sockets of a process that
-    died without closing them are found (its heartbeat stops) and dropped (RULES.md §8.3)."""
+    died without closing them are found (its heartbeat stops) and dropped (docs/rules.md §8.3)."""
 
     channel = models.CharField(max_length=100, unique=True)
     process = models.CharField(max_length=64, db_index=True)
@@ -272,7 +273,7 @@ class SweepMark(models.Model):
 
 
 class Abandonment(models.Model):
-    """A rated game a player left for good (RULES.md §8.4): charged as a loss to them alone,
+    """A rated game a player left for good (docs/rules.md §8.4): charged as a loss to them alone,
     counted on their profile, and repeated ones suspend them from sitting for a while."""
 
     user = models.ForeignKey(

@@ -6,5 +6,5 @@ from django.dispatch import Signal
 game_finished = Signal()
 
 #: Sent once the transaction that cancelled a rated game for an abandoned seat has committed
-#: (RULES.md §8.4); kwargs: table_id, user_id, seat.
+#: (docs/rules.md §8.4); kwargs: table_id, user_id, seat.
 game_abandoned = Signal()

@@ -349,7 +349,8 @@ def rematch(request: HttpRequest, table_id: int) -> HttpResponse:
 def profile_status(request: HttpRequest, player: Any) -> dict[str, Any]:
     """The profile's lines from the tables: where the player sits now, if the viewer may see
     that table (private ones, practice included, only for who may enter them), and how many
-    rated games they abandoned (RULES.md §8.4: counted on the profile, for everybody to see)."""
+    rated games they abandoned (docs/rules.md §8.4: counted on the profile, for everybody to
+    see)."""
     seat = services.live_seat_of(player)
     if seat is not None and not services.can_view_in(seat.table, request.user, request.session):
         seat = None

@@ -180,7 +180,7 @@ CELERY_TIMEZONE = "UTC"
 # Notes in the database when it cannot send a task (Redis down): games.services.clockwork.
 CELERY_BEAT_SCHEDULER = "musweb.celery:Scheduler"
 
-# Game timing (RULES.md §8.2 and §8.3).
+# Game timing (docs/rules.md §8.2 and §8.3).
 MUS_TURN_SECONDS = env_int("MUS_TURN_SECONDS", 30, minimum=1)
 MUS_RECONNECT_SECONDS = env_int("MUS_RECONNECT_SECONDS", 60, minimum=1)
 MUS_RECUENTO_SECONDS = env_int("MUS_RECUENTO_SECONDS", 15, minimum=1)
@@ -207,11 +207,12 @@ MUS_LOBBY_AMBIENT_SECONDS = env_int("MUS_LOBBY_AMBIENT_SECONDS", 10, minimum=0)
 # Sweeps further apart than this were stopped by an outage: every clock in play moves on by the time
 # lost (games.services.clockwork). A busy worker leaves 3-12 s between sweeps with no outage.
 MUS_SWEEP_GAP_SECONDS = env_int("MUS_SWEEP_GAP_SECONDS", 20, minimum=3)
-# Presence that survives a crashed server process (RULES.md §8.3): each daphne process beats every
-# MUS_PROCESS_BEAT_SECONDS; the sockets of one silent for MUS_PROCESS_TIMEOUT_SECONDS are dropped.
+# Presence that survives a crashed server process (docs/rules.md §8.3): each daphne process beats
+# every MUS_PROCESS_BEAT_SECONDS; the sockets of one silent for MUS_PROCESS_TIMEOUT_SECONDS are
+# dropped.
 MUS_PROCESS_BEAT_SECONDS = env_int("MUS_PROCESS_BEAT_SECONDS", 5, minimum=1)
 MUS_PROCESS_TIMEOUT_SECONDS = env_int("MUS_PROCESS_TIMEOUT_SECONDS", 15, minimum=2)
-# A rematch table waits this long for its four players (RULES.md §8.5), then closes.
+# A rematch table waits this long for its four players (docs/rules.md §8.5), then closes.
 MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
 # How long a tournament round is expected to last: a tournament's expected length is its rounds
 # at this many minutes each, and a player may not be in two tournaments whose expected times

@@ -228,8 +228,8 @@ def changes(standings: Sequence[Standing], winner_team: int) -> list[Change]:
 
 
 def abandonment_change(standings: Sequence[Standing], seat: int) -> Change:
-    """RULES.md §8.4: the player who abandoned ``seat`` is charged as if their pair had lost the
-    game to the rival pair, with their own K and no weight: whoever they left, leaving costs in
+    """docs/rules.md §8.4: the player who abandoned ``seat`` is charged as if their pair had lost
+    the game to the rival pair, with their own K and no weight: whoever they left, leaving costs in
     full (a weight would make leaving a table of new accounts free). Nobody else moves."""
     own = pair_rating(standings[seat].rating, standings[(seat + 2) % 4].rating)
     rivals = pair_rating(standings[(seat + 1) % 4].rating, standings[(seat + 3) % 4].rating)

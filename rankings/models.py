@@ -160,7 +160,8 @@ class RatedGame(models.Model):
     table = models.OneToOneField("games.Table", on_delete=models.CASCADE, related_name="rating")
     mode = models.CharField(max_length=8, choices=Mode.choices)
     winner_team = models.PositiveSmallIntegerField()
-    # A game cancelled because this seat's player abandoned it (RULES.md §8.4): only they moved.
+    # A game cancelled because this seat's player abandoned it (docs/rules.md §8.4): only they
+    # moved.
     abandoned_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     rated_at = models.DateTimeField(auto_now_add=True)
 

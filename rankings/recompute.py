@@ -35,7 +35,7 @@ class Ladder:
 
 
 #: A game on the ladder: table, mode, winner team, when, the four players by seat, and the seat
-#: abandoned (RULES.md §8.4) or None.
+#: abandoned (docs/rules.md §8.4) or None.
 LadderGame = tuple[int, str, int, datetime, list[int], int | None]
 
 

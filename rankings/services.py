@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 def is_ratable(table: Table) -> bool:
-    """A rated game that was played to the end, or that a player abandoned (RULES.md §8.4)."""
+    """A rated game that was played to the end, or that a player abandoned (docs/rules.md §8.4)."""
     return table.rated and not table.practice and _outcome(table) is not None
 
 

@@ -147,7 +147,7 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "players": players,
         "teams": [[players[0], players[2]], [players[1], players[3]]],
-        # RULES.md §8.4: who left, if a player abandoned it (not one who never came: §8.3).
+        # docs/rules.md §8.4: who left, if a player abandoned it (not one who never came: §8.3).
         "abandoner": None
         if table.abandoned_seat is None or table.cancel_reason != Table.CancelReason.ABANDONED
         else players[table.abandoned_seat]["user"],
@@ -262,7 +262,7 @@ def game_analysis(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 def game_record(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The game's `mus-record/1` (GAME-RECORD.md), once it has ended."""
+    """The game's `mus-record/1` (docs/game-record.md), once it has ended."""
     table = _visible_game(request, table_id)
     if not table.is_over or not table.record:
         raise Http404(_("El registro está disponible cuando la partida termina."))

@@ -122,7 +122,7 @@ def started_table(
     """``seat_all`` (with ``kwargs``), then the host starts the game: the first hand dealt from a seeded deck.
 
     With its four players at the table: as if each had a socket open when it started (so nobody
-    is waited for, RULES.md §8.3), sockets that then went without a trace. A test's own sockets
+    is waited for, docs/rules.md §8.3), sockets that then went without a trace. A test's own sockets
     are counted from there; closing the last one makes the seat wait.
     """
     table = seat_all(players, mode, **kwargs)

@@ -1,4 +1,4 @@
-"""The Spanish 40-card deck: card codes, integer ids and the two modes (RULES.md §2).
+"""The Spanish 40-card deck: card codes, integer ids and the two modes (docs/rules.md §2).
 
 Inside the engine a card is a small int (0..39) so that hands, piles and lookups stay cheap;
 codes such as ``"12o"`` only appear at the edges (records, views, actions).

@@ -22,7 +22,7 @@ class IllegalAction(Exception):
 class RecordError(ValueError):
     """A game record that is malformed or contains an illegal action.
 
-    ``hand_index`` and ``action_index`` are 1-based as in GAME-RECORD.md (0 when the problem is
+    ``hand_index`` and ``action_index`` are 1-based as in docs/game-record.md (0 when the problem is
     not inside a hand, or not at an action); the message reads e.g.
     ``hand 3 action 12: seat 1 cannot act now``.
     """

@@ -1,4 +1,4 @@
-"""Hand evaluation for the four lances (RULES.md §5), precomputed.
+"""Hand evaluation for the four lances (docs/rules.md §5), precomputed.
 
 There are only 715 multisets of four ranks, so every measure a lance needs is computed once at
 import time and looked up by the hand's order-free key (see ``cards.HAND_BIT``). Every strength
@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .cards import HAND_BIT, RANK_POINTS
 
-#: Juego order, best first (RULES §5.4): 31, 32, 40, 37, 36, 35, 34, 33.
+#: Juego order, best first (docs/rules.md §5.4): 31, 32, 40, 37, 36, 35, 34, 33.
 _JUEGO_ORDER = (31, 32, 40, 37, 36, 35, 34, 33)
 JUEGO_STRENGTH: dict[int, int] = {p: len(_JUEGO_ORDER) - i for i, p in enumerate(_JUEGO_ORDER)}
 

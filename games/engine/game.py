@@ -75,8 +75,8 @@ Vote = tuple[int, str, int | None]
 
 def best_raise(votes: Sequence[Vote], mano: int) -> int:
     """The index in ``votes`` (a team's complete answer to a bet) of the raise that wins it, or
-    -1 when nobody raised (RULES §6.2): an órdago beats numbers, a bigger number a smaller one,
-    equal ones go to the earlier speaker."""
+    -1 when nobody raised (docs/rules.md §6.2): an órdago beats numbers, a bigger number a
+    smaller one, equal ones go to the earlier speaker."""
     best = -1
     best_key = -1
     for i, (seat, act, to) in enumerate(votes):
@@ -281,7 +281,7 @@ class Game:
         return g
 
     def mark_clock(self) -> None:
-        """The action just applied was played by the turn clock (RULES.md §8.2), not chosen:
+        """The action just applied was played by the turn clock (docs/rules.md §8.2), not chosen:
         the record and the views say so. Call it on the game `apply` returned, before it is
         shared."""
         self._clock = (*self._clock, (len(self._past), len(self._acts) - 1))
@@ -508,7 +508,7 @@ class Game:
             n = len(cur[s])
             self._changed_last[s] = n
             self._changed_total[s] += n
-            # Only now do this round's discards join the "earlier" discards (RULES §4.3).
+            # Only now do this round's discards join the "earlier" discards (docs/rules.md §4.3).
             self._old_disc.extend(cur[s])
         self._cur_disc[:] = (None, None, None, None)
         self._n_disc = 0
@@ -547,7 +547,7 @@ class Game:
         """Start the lance after the current one (grande when the lances begin).
 
         Lances that need nobody to speak are settled on the spot: pares/juego when at most one
-        team lleva (RULES §5.6); after juego or punto comes the recuento.
+        team lleva (docs/rules.md §5.6); after juego or punto comes the recuento.
         """
         lance = self._lance + 1
         if lance >= PUNTO:
@@ -604,7 +604,7 @@ class Game:
         self._round_start = len(self._acts)
 
     def _resolve_votes(self) -> None:
-        """Everybody voted: a raise beats a quiero, which beats a no quiero (RULES §6.2)."""
+        """Everybody voted: a raise beats a quiero, which beats a no quiero (docs/rules.md §6.2)."""
         votes = self._votes
         i = best_raise(votes, self.mano)
         if i >= 0:
@@ -812,7 +812,7 @@ def cancel(game: Game) -> Game:
 
 
 def default_action(game: Game, seat: int) -> Action | None:
-    """The safe action the table plays when ``seat``'s turn clock runs out (RULES §8.2)."""
+    """The safe action the table plays when ``seat``'s turn clock runs out (docs/rules.md §8.2)."""
     legal = legal_actions(game, seat)
     if not legal:
         return None

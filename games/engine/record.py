@@ -1,4 +1,4 @@
-"""Game records (``mus-record/1``, GAME-RECORD.md): export, and replay with validation.
+"""Game records (``mus-record/1``, docs/game-record.md): export, and replay with validation.
 
 Replay feeds every action of a record into a single Game in place (``Game._do``), without the
 copies the public ``apply`` makes: that is what makes replay fast. Records are trusted with
@@ -76,7 +76,7 @@ _NO_PILES: list[tuple[int, ...]] = []
 #: The 40 card ids as bytes, for _parse_cards.
 _ALL_IDS = bytes(range(40))
 _HAND_KEYS = frozenset(("deck", "reshuffles", "actions"))
-#: "ended" (how a cancelled game ended, GAME-RECORD.md) is kept for readers and not replayed.
+#: "ended" (how a cancelled game ended, docs/game-record.md) is kept for readers and not replayed.
 _RECORD_KEYS = frozenset(("format", "mode", "target", "first_mano", "hands", "ended"))
 
 
@@ -248,7 +248,7 @@ def _hand_result(mano: int, scores: tuple[int, int], tally: Sequence[TallyRow]) 
 
 
 def result(g: Game) -> dict[str, Any]:
-    """The replay output for a game (GAME-RECORD.md)."""
+    """The replay output for a game (docs/game-record.md)."""
     hands = [_hand_result(h[3], h[4], h[5]) for h in g._past]
     tally = g._tally if g._tally is not None else g._tally_without_recuento()
     hands.append(_hand_result(g.mano, g.scores, tally))

@@ -1,4 +1,4 @@
-"""``python -m games.engine.replay FILE | - | --jsonl FILE`` (GAME-RECORD.md).
+"""``python -m games.engine.replay FILE | - | --jsonl FILE`` (docs/game-record.md).
 
 Prints the replay result of a record as one JSON object (one per line with ``--jsonl``); an
 illegal or malformed record exits with status 2 and one line on stderr.

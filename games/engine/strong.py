@@ -166,7 +166,7 @@ CARDLESS_CALL, CARDLESS_RAISE, CARDLESS_ORDAGO_CALL = 0.45, 0.15, 0.45
 def cardless_answers(voters: int) -> tuple[float, float, float]:
     """How a cardless *pair* with ``voters`` of its seats in the lance answers our bet:
     (accepts an envido when it does not raise, raises, accepts an órdago). Each seat votes:
-    the pair refuses only when every voter refuses, and a raise beats a quiero (RULES §6.2),
+    the pair refuses only when every voter refuses, and a raise beats a quiero (docs/rules.md §6.2),
     so two voters accept or raise 84 % of envidos (one: 60 %) and 70 % of órdagos (45 %)."""
     k = max(voters, 1)
     no_raise = (1 - CARDLESS_RAISE) ** k

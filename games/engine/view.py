@@ -1,4 +1,4 @@
-"""What each seat may see of a game (PROTOCOL.md): the only way game state leaves the engine.
+"""What each seat may see of a game (docs/protocol.md): the only way game state leaves the engine.
 
 Security property: before the recuento a view never contains a card code of another seat's
 hand, of the pile or of the discards, and never the content of votes or discards of a
@@ -92,7 +92,7 @@ def _said(acts: list[ActEntry], clock: frozenset[int], mano: int) -> list[dict[s
     for i, (seat, act, to, cards, lance) in enumerate(acts):
         e: dict[str, Any] = {"seat": seat, "act": act}
         if i in clock:
-            e["by"] = "clock"  # the turn clock played it (RULES.md §8.2)
+            e["by"] = "clock"  # the turn clock played it (docs/rules.md §8.2)
         if to is not None:
             e["to"] = to
         if cards is not None:
@@ -334,7 +334,7 @@ def _hand(game: Game, seat: int, lance: int) -> dict[str, Any]:
 
 
 def breakdown(game: Game) -> list[dict[str, Any]] | None:
-    """How each lance's tantos add up, once the hands are shown (RULES.md §7): one entry per
+    """How each lance's tantos add up, once the hands are shown (docs/rules.md §7): one entry per
     row of ``view["lances"]``, in the same order.
 
     ``parts``: ``{"kind", "tantos", "seat"?, "points"?}`` with kind ``deje`` (paid when the bet

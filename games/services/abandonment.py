@@ -1,4 +1,4 @@
-"""Abandoning has a price (RULES.md §8.4): a rated game left for good is recorded against the
+"""Abandoning has a price (docs/rules.md §8.4): a rated game left for good is recorded against the
 player who left, and repeated abandonment suspends them from sitting at tables for a while."""
 
 from __future__ import annotations

@@ -55,13 +55,13 @@ class Outcome:
 
 
 def turn_seconds(table: Table) -> int:
-    """The turn clock of `table` (RULES.md §8.2): its own if it has one, else the site's."""
+    """The turn clock of `table` (docs/rules.md §8.2): its own if it has one, else the site's."""
     return table.turn_seconds or settings.MUS_TURN_SECONDS
 
 
 def deadline_for(table: Table, game: engine.Game) -> datetime | None:
     """The turn clock of the seats to act, or None when it is stopped: the game is over, or
-    every seat to act is waiting for its player (RULES.md §8.3)."""
+    every seat to act is waiting for its player (docs/rules.md §8.3)."""
     if game.phase in ENDED_PHASES:
         return None
     if game.phase == "recuento":  # the next hand comes at the latest then, whoever is away
@@ -138,8 +138,8 @@ def plan_move(table: Table | None, user: User, version: Any, payload: dict[str, 
 
 
 def _plan_ready(table: Table, game: engine.Game, move: engine.Action) -> Plan:
-    """«Seguir» at the recuento (RULES.md §8.2): the next hand is dealt when the last player who
-    has to press it does; until then the table only notes who has."""
+    """«Seguir» at the recuento (docs/rules.md §8.2): the next hand is dealt when the last player
+    who has to press it does; until then the table only notes who has."""
     if game.phase != "recuento":
         return plan_action(table, game, move)  # the engine refuses it
     if move.seat in table.ready_seats:

@@ -177,8 +177,8 @@ def apply_action(table: Table, action: engine.Action) -> Outcome:
 
 
 def start(table: Table, rng: Any = None) -> None:
-    """Deal the first hand at `table` (locked by the caller, four seated): RULES.md §3.2 draws the
-    first mano by lot."""
+    """Deal the first hand at `table` (locked by the caller, four seated): docs/rules.md §3.2 draws
+    the first mano by lot."""
     first_mano = (rng or secrets.SystemRandom()).randrange(4)
     game = engine.new_game(table.mode, first_mano, rng)
     unrated: dict[str, Any] = {}
@@ -192,7 +192,7 @@ def start(table: Table, rng: Any = None) -> None:
 
 
 def play_defaults(table_id: int, version: int | None = None) -> int:
-    """The turn clock ran out: play RULES.md §8.2's safe default for every seat still to act.
+    """The turn clock ran out: play docs/rules.md §8.2's safe default for every seat still to act.
 
     Guarded by the version (a sweep for an old turn does nothing) and by the stored deadline (a
     sweep that runs early does nothing), so running it twice is harmless. Seats whose player is
@@ -225,7 +225,7 @@ def play_defaults(table_id: int, version: int | None = None) -> int:
 
 def _stand_ins(table: Table, game: engine.Game) -> tuple[engine.Game, int]:
     """Every present seat still to act plays what the table plays for it: a bot its own choice,
-    a person the safe default of RULES.md §8.2, marked as played by the clock."""
+    a person the safe default of docs/rules.md §8.2, marked as played by the clock."""
     away = away_seats(table)
     bots = bot_seats(table)
     played = 0
@@ -249,7 +249,7 @@ def cancel_game(
 
     `reason` is a `Table.CancelReason`; `note` is a moderator's own words (not shown to players);
     `abandoned_seat` the seat whose player used up their reconnection budget. The record says
-    how it ended (GAME-RECORD.md, `ended`).
+    how it ended (docs/game-record.md, `ended`).
     """
 
     def make_plan() -> Plan | None:

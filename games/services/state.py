@@ -37,7 +37,7 @@ def _iso(moment: Any) -> str:
 
 
 def _budget_left(row: dict[str, Any], now: datetime) -> int:
-    """Whole seconds left of the seat's reconnection budget for this game (RULES.md §8.3)."""
+    """Whole seconds left of the seat's reconnection budget for this game (docs/rules.md §8.3)."""
     if row["away_until"] is not None:
         until = datetime.fromisoformat(row["away_until"])
         return max(0, round((until - now).total_seconds()))
@@ -95,7 +95,7 @@ def state_parts(
         ),
         "cancel_reason": table.cancel_reason or None,
         "abandoned_seat": table.abandoned_seat,
-        # At the recuento: who has pressed «Seguir» (RULES.md §8.2).
+        # At the recuento: who has pressed «Seguir» (docs/rules.md §8.2).
         "ready": table.ready_seats,
         "recuento_seconds": settings.MUS_RECUENTO_SECONDS,
     }

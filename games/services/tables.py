@@ -154,7 +154,7 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
 
 def _check_reserved(table: Table, user: User, seat: int) -> None:
     """A rematch belongs to the four players of the finished game, each in their own seat
-    (RULES.md §8.5)."""
+    (docs/rules.md §8.5)."""
     old = Table.objects.filter(rematch=table).first()
     if old is None:
         return
@@ -326,7 +326,7 @@ def start_arranged(
     The rules of sitting and starting apply as if the four had sat down and started it
     themselves: a banned or suspended player, or one playing another game, is refused
     (`SeatsRefused` names every refused seat, and nothing is changed); the seats of those who
-    have no socket open wait for them from now (RULES.md §8.3); the pairs' limit may make it
+    have no socket open wait for them from now (docs/rules.md §8.3); the pairs' limit may make it
     unrated. A player waiting at a table that has not started is taken from it, and a practice
     of theirs is ended, as if they had left them. The checks higher apps add
     (`hooks.check_may_sit`) are for the players' own choices and are not run: this table is
@@ -395,7 +395,7 @@ def rematch(user: User, table_id: int) -> Table:
 
     The first player to ask opens a table like this one (mode, ladder) sitting where they sat,
     so partners stay partners; each other player who asks sits in their own seat there, which
-    nobody else may take (RULES.md §8.5). The fourth to arrive starts it: everybody there has
+    nobody else may take (docs/rules.md §8.5). The fourth to arrive starts it: everybody there has
     asked for it. A rematch not all four ask for closes by itself (`close_stale_rematches`).
     """
     with transaction.atomic():

@@ -1,5 +1,5 @@
 """Whose turn it is, in the platform's terms: the engine's `to_act`, except at the recuento, where
-the players still to press «Seguir» are (RULES.md §8.2); and who plays a seat's turn when its
+the players still to press «Seguir» are (docs/rules.md §8.2); and who plays a seat's turn when its
 person does not (a bot's decision, or the clock's safe default).
 """
 
@@ -39,7 +39,7 @@ def bot_seats(table: Table) -> set[int]:
 
 
 def away_seats(table: Table) -> set[int]:
-    """Seats whose player is away: their clock is stopped (RULES.md §8.3)."""
+    """Seats whose player is away: their clock is stopped (docs/rules.md §8.3)."""
     return {row["seat"] for row in seat_rows(table) if row["away_until"] is not None}
 
 

@@ -6,7 +6,7 @@
     {% card_back %}                  -> the back of a card («carta boca abajo»)
     {{ code|card_name }}             -> «rey de oros» / «king of coins»
 
-Card codes are rank + suit letter (RULES.md §2): ranks 1–7, 10 (sota), 11 (caballo), 12 (rey);
+Card codes are rank + suit letter (docs/rules.md §2): ranks 1–7, 10 (sota), 11 (caballo), 12 (rey);
 suits o (oros), c (copas), e (espadas), b (bastos). The images are drawn by
 ``scripts/make_cards.py`` into ``static/cards/``.
 

@@ -1,4 +1,4 @@
-"""The recuento explained (RULES.md §7): each lance's tantos as the parts a player adds up, the
+"""The recuento explained (docs/rules.md §7): each lance's tantos as the parts a player adds up, the
 hand that won it, and raises as the tantos they put over the bet («cinco más»)."""
 
 from __future__ import annotations

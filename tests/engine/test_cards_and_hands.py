@@ -1,4 +1,4 @@
-"""RULES.md §2 (cards, modes) and the hand comparisons of §5, with reference 000's examples."""
+"""docs/rules.md §2 (cards, modes) and the hand comparisons of §5, with the rules page's examples."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""RULES.md §5 (lances), §6 (betting) and §7 (recuento), with the examples of RULES.md and of
-reference 000 (deje amounts, pares and juego payments, the end at 40)."""
+"""docs/rules.md §5 (lances), §6 (betting) and §7 (recuento), with its examples and those of the
+site's rules page (deje amounts, pares and juego payments, the end at 40)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §1 (table), §3 (hands and the mano) and §4 (mus and discards)."""
+"""docs/rules.md §1 (table), §3 (hands and the mano) and §4 (mus and discards)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What each seat sees (PROTOCOL.md), the turn-clock defaults (RULES §8.2), cancel and apply."""
+"""What each seat sees (docs/protocol.md), the turn-clock defaults (docs/rules.md §8.2), cancel
+and apply."""
 
 from __future__ import annotations
 

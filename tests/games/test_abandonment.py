@@ -1,4 +1,4 @@
-"""Abandoning a game (RULES.md §8.4): recorded against the player who left, and suspensions."""
+"""Abandoning a game (docs/rules.md §8.4): recorded against the player who left, and suspensions."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ def test_it_seats_the_four_and_deals_at_once_with_their_own_turn_clock(
     assert [s.user_id for s in table.seats.order_by("seat")] == [p.pk for p in players]
     state = services.state_for(table, players[0])
     assert state["turn_seconds"] == 7
-    # Nobody had a socket open: every seat waits for its player from now (RULES.md §8.3), and
+    # Nobody had a socket open: every seat waits for its player from now (docs/rules.md §8.3), and
     # the clock of the seats to act is stopped meanwhile.
     assert all(s.reconnect_deadline is not None for s in table.seats.all())
     assert table.deadline is None

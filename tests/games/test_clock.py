@@ -44,7 +44,7 @@ def test_a_turn_deadline_plays_the_default_through_a_real_worker_and_beat(
         mano = table.record["first_mano"]
         wait_until(lambda: Table.objects.get(pk=table.pk).version > table.version)
     table.refresh_from_db()
-    # Played by the clock, and marked so in the record (GAME-RECORD.md) and the view.
+    # Played by the clock, and marked so in the record (docs/game-record.md) and the view.
     assert table.record["hands"][0]["actions"][0] == {"seat": mano, "act": "corto", "by": "clock"}
     assert table.phase == "lance"
     said = services.state_for(table, four_players[0])["said"]
@@ -122,7 +122,7 @@ def seguir(table: Table, player: User) -> None:
 
 
 def test_the_next_hand_comes_when_all_four_have_pressed_seguir(four_players: list[User]) -> None:
-    """RULES.md §8.2: nobody deals by hand; each player says they are ready."""
+    """docs/rules.md §8.2: nobody deals by hand; each player says they are ready."""
     table = to_recuento(started_table(four_players))
     state = services.state_for(table, four_players[2])
     assert state["you"]["legal"] == [{"act": "repartir"}] and state["to_act"] == [0, 1, 2, 3]
@@ -219,7 +219,7 @@ def next_state(
 @pytest.mark.slow
 def test_a_daphne_killed_mid_game_leaves_no_phantom_seat(four_players: list[User]) -> None:
     """Its sockets never said goodbye: once the process stops beating, the sweep drops them
-    and every seat waits for its player (RULES.md §8.3), within seconds."""
+    and every seat waits for its player (docs/rules.md §8.3), within seconds."""
     table = started_table(four_players)
     with (
         celery_worker(beat=True, MUS_SWEEP_SECONDS="1", MUS_PROCESS_TIMEOUT_SECONDS="3"),

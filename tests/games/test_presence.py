@@ -1,4 +1,4 @@
-"""Sockets, the seat that waits for its player, and the budget of RULES.md §8.3."""
+"""Sockets, the seat that waits for its player, and the budget of docs/rules.md §8.3."""
 
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def test_asking_twice_keeps_the_seat_at_the_rematch(four_players: list[User]) ->
 def test_a_rematch_is_reserved_to_the_four_each_in_their_own_seat(
     four_players: list[User], make_user: Callable[..., User]
 ) -> None:
-    """RULES.md §8.5: a stranger sat at a public rematch, scrambled the pairs and locked the
+    """docs/rules.md §8.5: a stranger sat at a public rematch, scrambled the pairs and locked the
     fourth player out. The rematch is not among the lobby's tables to sit at, and nobody else
     may sit there."""
     old = finished_game(four_players)

@@ -1,4 +1,4 @@
-"""Abandoning a rated game costs the player who left, and only them (RULES.md §8.4)."""
+"""Abandoning a rated game costs the player who left, and only them (docs/rules.md §8.4)."""
 
 from __future__ import annotations
 

@@ -154,7 +154,7 @@ def test_the_replay_steps_through_every_action_with_all_cards_visible(
     dealt = client.get(url, {"mano": 1, "paso": 0})
     step = dealt.context["step"]
     assert step.step == 0 and step.said == []
-    # The deal: card i goes to seat (mano + i) % 4 (GAME-RECORD.md), every hand face up.
+    # The deal: card i goes to seat (mano + i) % 4 (docs/game-record.md), every hand face up.
     mano = record["first_mano"]
     for seat in range(4):
         expected = {first_hand["deck"][i] for i in range(16) if (mano + i) % 4 == seat}

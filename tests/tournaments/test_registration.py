@@ -73,7 +73,7 @@ def test_it_refuses_a_banned_partner(tournament: Tournament, make_user: Any) -> 
 
 
 def suspend(user: User, make_user: Any) -> None:
-    """Two abandonments within a day: suspended from sitting for 10 minutes (RULES.md §8.4)."""
+    """Two abandonments within a day: suspended from sitting for 10 minutes (docs/rules.md §8.4)."""
     for _ in range(2):
         table = started_table([user, *make_user.many(3)])
         games.cancel_game(table.pk, Table.CancelReason.ABANDONED, abandoned_seat=0)

@@ -171,7 +171,7 @@ export function renderCenter(s, ctx) {
   $("side-lances").classList.toggle("empty", ctx.shown || !(s.lances || []).length);
 }
 
-// Who became mano in the first hand by cutting (RULES.md §3.2: whoever says «corto» in the first
+// Who became mano in the first hand by cutting (docs/rules.md §3.2: whoever says «corto» in the first
 // hand is mano), or null: the badge moving is not enough to tell it.
 export function cutToMano(s) {
   if (s.hand_no !== 1 || typeof s.deal_mano !== "number" || s.mano === s.deal_mano) return null;

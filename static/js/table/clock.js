@@ -13,7 +13,7 @@ export function tick() {
   const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
   const left = Number.isFinite(deadline) ? Math.max(0, (deadline - now) / 1000) : null;
   const ctx = context(state);
-  // The clock stops while the players to act are away (RULES.md §8.3).
+  // The clock stops while the players to act are away (docs/rules.md §8.3).
   const awaySeats = new Set(
     (state.seats || []).filter((x) => x && x.away_until && !x.connected).map((x) => x.seat),
   );

@@ -164,7 +164,7 @@ export function renderSeats(s, ctx, said, arriving = [[], [], [], []]) {
     box.classList.toggle("side-us", ctx.rel(seat % 2) === 0);
     box.classList.toggle("side-them", ctx.rel(seat % 2) === 1);
     box.classList.toggle("turn", ctx.turn.includes(seat));
-    // A seat whose player dropped out waits for them (RULES.md §8.3) with a countdown.
+    // A seat whose player dropped out waits for them (docs/rules.md §8.3) with a countdown.
     const away = !!(info && info.away_until && !info.connected);
     box.classList.toggle("away", away);
 
