@@ -9,6 +9,7 @@ Recomputing the ladders is queued to a Celery worker; the entry gets its result 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -160,6 +161,20 @@ def unban(
 
 def _leave_live_table(user: User) -> tuple[int | None, str]:
     """Take a banned player away from their live table; return it and what happened."""
+
+    def cancel(table: Table) -> str:
+        services.cancel_game(table.pk, Table.CancelReason.BANNED)
+        return "cancelada"
+
+    return leave_table(
+        user, cancel, _("La mesa del jugador no para de cambiar: inténtalo otra vez.")
+    )
+
+
+def leave_table(user: User, in_play: Callable[[Table], str], busy: str) -> tuple[int | None, str]:
+    """Take `user` away from the table they sit at, whatever it is doing; return it and what
+    happened (`in_play` ends a game being played and says how). The table may change under us (a
+    seat taken, the game started): look again, a few times, then give up with `busy`."""
     for _attempt in range(5):
         seat = services.live_seat_of(user)
         if seat is None:
@@ -167,8 +182,7 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
         table = seat.table
         try:
             if table.status == Table.Status.PLAYING:
-                services.cancel_game(table.pk, Table.CancelReason.BANNED)
-                return table.pk, "cancelada"
+                return table.pk, in_play(table)
             if table.status == Table.Status.OPEN:
                 if table.host_id == user.pk:
                     services.close_table(user, table.pk)
@@ -179,9 +193,8 @@ def _leave_live_table(user: User) -> tuple[int | None, str]:
             seat.__class__.objects.filter(pk=seat.pk).update(active=False)
             return table.pk, ""
         except services.ServiceError as exc:
-            # The table changed under us (a seat taken, the game started): look again.
-            log.info("ban of %s: table %s changed (%s), retrying", user.pk, table.pk, exc.code)
-    raise ModerationError(_("La mesa del jugador no para de cambiar: inténtalo otra vez."))
+            log.info("%s: table %s changed (%s), retrying", user.pk, table.pk, exc.code)
+    raise ModerationError(busy)
 
 
 # --------------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from games.services import withdrawals
 from tournaments.models import Pair, Tournament
 from tournaments.services import registration
 
-from .actions import ModerationError, record
+from .actions import ModerationError, leave_table, record
 from .models import DataExport, ModerationAction
 
 log = logging.getLogger(__name__)
@@ -132,27 +132,13 @@ def close_account(user: User, *, moderator: User | None = None, reason: str = ""
 def _leave_table(user: User) -> tuple[int | None, str]:
     """Take the player away from the table they sit at that is not being played (or from their
     practice game, which is cancelled); return it and what happened."""
-    for _attempt in range(5):
-        seat = services.live_seat_of(user)
-        if seat is None:
-            return None, ""
-        table = seat.table
-        try:
-            if table.status == Table.Status.PLAYING:
-                # `refusal` let only a practice against bots through.
-                services.leave_practice(user, table.pk)
-                return table.pk, "practica"
-            if table.status == Table.Status.OPEN:
-                if table.host_id == user.pk:
-                    services.close_table(user, table.pk)
-                    return table.pk, "cerrada"
-                services.leave_seat(user, table.pk)
-                return table.pk, "levantado"
-            seat.__class__.objects.filter(pk=seat.pk).update(active=False)
-            return table.pk, ""
-        except services.ServiceError as exc:
-            log.info("closing %s: table %s changed (%s), retrying", user.pk, table.pk, exc.code)
-    raise ModerationError(_("Tu mesa no para de cambiar: inténtalo otra vez."))
+
+    def leave_practice(table: Table) -> str:
+        # `refusal` let only a practice against bots through.
+        services.leave_practice(user, table.pk)
+        return "practica"
+
+    return leave_table(user, leave_practice, _("Tu mesa no para de cambiar: inténtalo otra vez."))
 
 
 def _leave_tournaments(user: User) -> list[int]:
