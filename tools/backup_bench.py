@@ -31,19 +31,7 @@ from tools.outage import ROOT, Postgres, _pg_bin
 class DurablePostgres(Postgres):
     """The drill's cluster, but writing as a production server does (fsync on)."""
 
-    def start(self) -> None:
-        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
-        self._run(
-            _pg_bin("pg_ctl"),
-            "-D",
-            str(self.dir),
-            "-l",
-            str(self.log),
-            "-w",
-            "-o",
-            options,
-            "start",
-        )
+    server_options = ""
 
 
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
