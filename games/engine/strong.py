@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 
 from .actions import Action
 from .classic import decide as classic_decide
-from .classic import discard_choice, game_win_probability, looseness, mus_choice
+from .classic import discard_choice, game_win_probability, looseness, mus_choice, ordago_time
 from .sampling import (
     BIG_BET,
     CHICA,
@@ -79,8 +79,12 @@ __all__ = [
 DECIDE_SAMPLES = 300
 #: Envido amounts the bot considers when opening, and how much over the bet when raising
 #: (``analyse(every_amount=True)`` values every legal amount instead).
-OPEN_AMOUNTS = (2, 3, 5, 7)
+OPEN_AMOUNTS = (2, 3, 5)
 RAISE_BY = (2, 3, 5)
+#: The lance chance from which an opening may be 3, and 5: people open «envido» (2) and keep
+#: 3-5 for strong hands (an opening of 7 with an ordinary hand was a third of the bot's
+#: envites and is not how anybody plays).
+STRONG_OPEN = {3: 0.75, 5: 0.9}
 #: The other pair's answer model: percentile of its best hand in the lance needed to accept an
 #: envido of 2 and of 10 or more (linear between), to accept an órdago, and the curve's width.
 #: The other pair's answer model (see ``_values``): the margin over an even game it wants
@@ -181,10 +185,10 @@ _CARDLESS_PAIR = [cardless_answers(k) for k in range(3)]
 def ordago_threshold(game_chance: float) -> float:
     """The chance to win the lance an órdago of ours needs, from our chance to win the game
     now: a near-sure lance (0.95, more when ahead) while the game is even or ours; when it is
-    being lost (under 0.2) a good one is enough (0.7 plus that chance): a good player risks the
-    game when the score says so, not by habit."""
+    being lost (under 0.2) a good one is enough (0.85 plus half that chance): a good player
+    risks the game when the score says so, not by habit."""
     if game_chance < 0.2:
-        return 0.7 + game_chance
+        return 0.85 + game_chance / 2
     return max(0.95, min(game_chance + 0.05, 0.99))
 
 
@@ -468,14 +472,24 @@ def _choose(
         for e in view["said"]
     ):
         considered = [a for a in considered if a.act != "envido"]
+    chance = sum(d.win for d in deals) / max(len(deals), 1)
+    if bet is None:
+        considered = [
+            a for a in considered if a.act != "envido" or chance >= STRONG_OPEN.get(a.to or 0, 0.0)
+        ]
     # The other pair answers our bets: how likely it is to answer whatever its cards.
     q = max(worlds.cardless[(seat + 1) % 4], worlds.cardless[(seat + 3) % 4])
     values = _values(deals, us, them, li, bet, deje, considered, q)
     # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
     # sampling error or a guess of how the others answer), and needs the lance chance of
-    # ``ordago_threshold``: never a bluff, never by habit.
-    chance = sum(d.win for d in deals) / max(len(deals), 1)
-    allowed = chance >= ordago_threshold(game_win_probability(us, them))
+    # ``ordago_threshold``, at a score at which people say it (``classic.ordago_time``): never
+    # a bluff, never by habit.
+    allowed = (
+        ordago_time(us, them)
+        and chance >= ordago_threshold(game_win_probability(us, them))
+        # One órdago of our pair a hand: refused, it is not said again lance after lance.
+        and not any(e["act"] == "ordago" and e["seat"] & 1 == team for e in view["said"])
+    )
     penalty = ORDAGO_MARGIN if allowed else 1.0
     if bet is not None and bet["ordago"]:  # accepting one needs a margin too
         penalty, risky = ACCEPT_MARGIN, "quiero"
