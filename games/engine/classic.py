@@ -756,13 +756,43 @@ def _bet(
     if any(e["act"] == "ordago" and e["seat"] & 1 == team for e in said):
         # One órdago of our pair a hand: refused, it is not said again lance after lance.
         legal = {k: d for k, d in legal.items() if k != "ordago"}
+    # Against a pair read as cardless the score does not matter: it accepts most órdagos, and
+    # a near-sure lance is then the game (people do that against such a pair too).
+    ordago_now = cardless_rivals or ordago_time(us, them)
     if "paso" in legal:  # opening
         # Against a cardless pair a good hand bets its size: the least-risk rule is for a
         # loose team that may hold anything *and* bet it (``uniforme``).
         open_loose = 0.0 if cardless_rivals else loose_team
-        return _open(seat, legal, lance, p, p_sure, us, them, w_now, my_pos, info, rng, open_loose)
+        return _open(
+            seat,
+            legal,
+            lance,
+            p,
+            p_sure,
+            us,
+            them,
+            w_now,
+            my_pos,
+            info,
+            rng,
+            open_loose,
+            ordago_now,
+        )
     return _answer(
-        view["bet"], seat, legal, p, p_sure, us, them, w_now, info, b_us, b_them, gw, loose_team
+        view["bet"],
+        seat,
+        legal,
+        p,
+        p_sure,
+        us,
+        them,
+        w_now,
+        info,
+        b_us,
+        b_them,
+        gw,
+        loose_team,
+        ordago_now,
     )
 
 
@@ -814,8 +844,9 @@ def _open(
     info: _Lance,
     rng: random.Random | None,
     loose_team: float,
+    ordago_now: bool,
 ) -> Action:
-    if "ordago" in legal and ordago_time(us, them) and p_sure >= _ordago_threshold(w_now):
+    if "ordago" in legal and ordago_now and p_sure >= _ordago_threshold(w_now):
         return Action(seat, "ordago")
     threshold = {"grande": 0.6, "chica": 0.62, "pares": 0.58, "juego": 0.58, "punto": 0.6}[lance]
     env = legal["envido"]
@@ -855,6 +886,7 @@ def _answer(
     b_them: float,
     gw: Callable[[int, int], float],
     loose_team: float,
+    ordago_now: bool,
 ) -> Action:
     deje = info.deje
     if bet["ordago"]:
@@ -867,7 +899,7 @@ def _answer(
     lose = gw(us, them + amount + round(b_them))
     refuse = gw(us, them + deje + round(b_them))
     accept = p * win + (1 - p) * lose
-    if "ordago" in legal and ordago_time(us, them) and p_sure >= _ordago_threshold(w_now):
+    if "ordago" in legal and ordago_now and p_sure >= _ordago_threshold(w_now):
         return Action(seat, "ordago")
     env = legal.get("envido")
     if env is not None and info.nbets < 3 and p >= 0.78 and accept > refuse:
