@@ -753,12 +753,14 @@ def _bet(
     n_opp_players = len(opps)
     b_them = {"pares": 1.4, "juego": 2.3}.get(lance, 0.0) * n_opp_players
 
-    if any(e["act"] == "ordago" and e["seat"] & 1 == team for e in said):
+    if not cardless_rivals and any(e["act"] == "ordago" and e["seat"] & 1 == team for e in said):
         # One órdago of our pair a hand: refused, it is not said again lance after lance.
         legal = {k: d for k, d in legal.items() if k != "ordago"}
     # Against a pair read as cardless the score does not matter: it accepts most órdagos, and
     # a near-sure lance is then the game (people do that against such a pair too).
     ordago_now = cardless_rivals or ordago_time(us, them)
+    # The lance chance an órdago of ours needs now (above 1: not at this score).
+    sure = _ordago_threshold(w_now, cardless_rivals) if ordago_now else 2.0
     if "paso" in legal:  # opening
         # Against a cardless pair a good hand bets its size: the least-risk rule is for a
         # loose team that may hold anything *and* bet it (``uniforme``).
@@ -771,12 +773,12 @@ def _bet(
             p_sure,
             us,
             them,
-            w_now,
+            sure,
             my_pos,
             info,
             rng,
             open_loose,
-            ordago_now,
+            cardless_rivals,
         )
     return _answer(
         view["bet"],
@@ -786,13 +788,12 @@ def _bet(
         p_sure,
         us,
         them,
-        w_now,
+        sure,
         info,
         b_us,
         b_them,
         gw,
         loose_team,
-        ordago_now,
     )
 
 
@@ -824,10 +825,11 @@ def ordago_time(us: int, them: int) -> bool:
     return (them >= ORDAGO_LATE and us < them) or them - us >= ORDAGO_BEHIND
 
 
-def _ordago_threshold(w_now: float) -> float:
-    """Team win probability in this lance needed to play the whole game on it."""
+def _ordago_threshold(w_now: float, cardless: bool = False) -> float:
+    """Team win probability in this lance needed to play the whole game on it (``cardless``:
+    against a pair read as cardless, which accepts most órdagos whatever its cards)."""
     if w_now < 0.2:  # the game is being lost: gamble more, on a good lance still
-        return 0.9 + w_now / 2
+        return 0.7 + w_now if cardless else 0.9 + w_now / 2
     return max(0.95, min(w_now + 0.05, 0.99))
 
 
@@ -839,19 +841,22 @@ def _open(
     p_sure: float,
     us: int,
     them: int,
-    w_now: float,
+    sure: float,
     my_pos: int,
     info: _Lance,
     rng: random.Random | None,
     loose_team: float,
-    ordago_now: bool,
+    cardless: bool,
 ) -> Action:
-    if "ordago" in legal and ordago_now and p_sure >= _ordago_threshold(w_now):
+    if "ordago" in legal and p_sure >= sure:
         return Action(seat, "ordago")
     threshold = {"grande": 0.6, "chica": 0.62, "pares": 0.58, "juego": 0.58, "punto": 0.6}[lance]
     env = legal["envido"]
     if p >= threshold:
-        amount = 2 if p < 0.85 else (3 if p < 0.95 else 5)
+        # People open «envido» (2) and keep 3-5 for strong hands; against a pair read as
+        # cardless (it calls whatever its cards) a good hand bets its size.
+        big3, big5 = (0.78, 0.9) if cardless else (0.85, 0.95)
+        amount = 2 if p < big3 else (3 if p < big5 else 5)
         # Near the end, what we still need is enough: a bigger bet only risks more.
         amount = min(amount, max(2, 40 - us))
         if loose_team > 0.5:
@@ -880,13 +885,12 @@ def _answer(
     p_sure: float,
     us: int,
     them: int,
-    w_now: float,
+    sure: float,
     info: _Lance,
     b_us: float,
     b_them: float,
     gw: Callable[[int, int], float],
     loose_team: float,
-    ordago_now: bool,
 ) -> Action:
     deje = info.deje
     if bet["ordago"]:
@@ -899,7 +903,7 @@ def _answer(
     lose = gw(us, them + amount + round(b_them))
     refuse = gw(us, them + deje + round(b_them))
     accept = p * win + (1 - p) * lose
-    if "ordago" in legal and ordago_now and p_sure >= _ordago_threshold(w_now):
+    if "ordago" in legal and p_sure >= sure:
         return Action(seat, "ordago")
     env = legal.get("envido")
     if env is not None and info.nbets < 3 and p >= 0.78 and accept > refuse:
