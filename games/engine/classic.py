@@ -569,7 +569,10 @@ def hand_info(mode: str, cards: list[str]) -> dict[str, Any]:
 
 
 def decide(
-    view: dict[str, Any], rng: random.Random | None = None, cardless_rivals: bool = False
+    view: dict[str, Any],
+    rng: random.Random | None = None,
+    cardless_rivals: bool = False,
+    shown_cardless: bool = False,
 ) -> Action:
     """The bot's action for the seat whose view this is (one of ``view["you"]["legal"]``).
 
@@ -577,7 +580,8 @@ def decide(
     whatever its cards: ``strong.rivals_cardless``): every rival is read as fully loose, good hands
     bet as against a sensible pair (not the least), and the mus is cut only with the hands
     that are always cut (``_mus``, ``blind``): the rivals discard blind, so every discard
-    round is ours."""
+    round is ours. ``shown_cardless`` (with it, when the cards they showed at earlier
+    recuentos said so): a near-sure lance is worth an órdago at any score."""
     you = view.get("you")
     if not you or not you.get("legal"):
         raise ValueError("this seat has nothing to decide")
@@ -595,7 +599,7 @@ def decide(
         return Action(seat, _mus(view, t, key, seat, cardless_rivals))
     if "descarte" in legal:
         return Action(seat, "descarte", cards=_discard(t, ids, cards, bits))
-    return _bet(view, t, key, seat, legal, rng, cardless_rivals)
+    return _bet(view, t, key, seat, legal, rng, cardless_rivals, shown_cardless)
 
 
 def _hand_key(view: dict[str, Any]) -> tuple[_Tables, list[int], int]:
@@ -703,6 +707,7 @@ def _bet(
     legal: dict[str, dict[str, Any]],
     rng: random.Random | None,
     cardless_rivals: bool = False,
+    shown_cardless: bool = False,
 ) -> Action:
     lance = view["lance"]
     li = _LANCE_IX[lance]
@@ -756,9 +761,11 @@ def _bet(
     if not cardless_rivals and any(e["act"] == "ordago" and e["seat"] & 1 == team for e in said):
         # One órdago of our pair a hand: refused, it is not said again lance after lance.
         legal = {k: d for k, d in legal.items() if k != "ordago"}
-    # Against a pair read as cardless the score does not matter: it accepts most órdagos, and
-    # a near-sure lance is then the game (people do that against such a pair too).
-    ordago_now = cardless_rivals or ordago_time(us, them)
+    # At any score only against a pair whose shown cards said it speaks whatever its cards
+    # (``shown_cardless``): it accepts most órdagos, so a near-sure lance is the game. A pair
+    # read as cardless by its acts alone may be a beginner who accepts too much: early
+    # órdagos against «principiante» ended a fifth of «fuerte»'s games with it.
+    ordago_now = shown_cardless or ordago_time(us, them)
     # The lance chance an órdago of ours needs now (above 1: not at this score).
     sure = _ordago_threshold(w_now, cardless_rivals) if ordago_now else 2.0
     if "paso" in legal:  # opening

@@ -559,7 +559,7 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
     if score >= PAIR_SCORE_AT:
         return True
     # (Before any hand was shown there is no evidence, not evidence of 0: SHOWN_AT is below 0.)
-    if view.get("past") and sum(shown_evidence(view, r) for r in rivals) >= SHOWN_AT:
+    if shown_cardless(view):
         return True
     c = cardless(view)
     return bool(min(c[r] for r in rivals) >= CARDLESS_PLAY)
@@ -594,10 +594,19 @@ def analyse(
 
 
 def _against_cardless(view: dict[str, Any], rng: random.Random | None) -> Action | None:
-    """«normal»'s rules for a pair read as cardless (``rivals_cardless``), or None."""
+    """«normal»'s rules for a pair read as cardless (``rivals_cardless``), or None; with
+    near-sure órdagos at any score when the cards it showed say so (``shown_cardless``)."""
     if rivals_cardless(view):
-        return classic_decide(view, rng, cardless_rivals=True)
+        return classic_decide(view, rng, cardless_rivals=True, shown_cardless=shown_cardless(view))
     return None
+
+
+def shown_cardless(view: dict[str, Any]) -> bool:
+    """Whether the rivals' acts of the earlier hands, against the cards they showed at those
+    recuentos, reach ``SHOWN_AT`` over the pair."""
+    seat: int = view["you"]["seat"]
+    rivals = ((seat + 1) % 4, (seat + 3) % 4)
+    return bool(view.get("past")) and sum(shown_evidence(view, r) for r in rivals) >= SHOWN_AT
 
 
 def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:
