@@ -10,7 +10,12 @@ Players (each decides from ``engine.view(game, seat)`` only):
 * ``random`` — random legal play, weighted like the engine's benchmark player (mus 60 %,
   paso 60 %, quiero 45 % / no quiero 40 %, small raises, about 3 % órdagos);
 * ``uniforme`` — a uniformly random legal act (amounts uniform too): órdagos galore;
-* ``pasivo`` — always corto, paso, no quiero (and discards its lowest card if ever asked).
+* ``pasivo`` — always corto, paso, no quiero (and discards its lowest card if ever asked);
+* ``sensato`` — a sensible, human-like heuristic player (``sensible_player``): «normal»'s mus
+  and discards, bets only on the hand's strength in the lance (envido 2, 3 with a very good
+  hand), never bluffs, accepts with a good hand, says órdago only with a very good hand when
+  the rivals are near the end of the game and it is not ahead, or it is far behind
+  (``classic.ordago_time``).
 
 A matchup ``A:B`` seats pair A against pair B. Fairness: games come in pairs that share the
 deal seed with the teams swapped; A sits in team 0 (seats 0 and 2) in even games and team 1
@@ -19,7 +24,10 @@ alternates every 8 games, so every block of 16 games covers every combination. R
 deterministic given ``--seed`` (the deal and each player's generator are seeded per game);
 ``--jobs`` only changes the speed. Printed: A's win rate with its 95 % Wilson interval, and
 the median and 99th percentile time of one decision of each player kind, the share of
-games ended by an órdago, and the envites each player kind made (envido amounts, órdagos).
+games ended by an órdago, the envites each player kind made (envido amounts, órdagos), each
+kind's órdagos by score band (``score_band``) and two answer leaks (``answer_leaks``): how
+often it refuses a juego bet holding the better juego, and how often its calls of a pares bet
+win, with the tantos of the bet a different answer would have gained.
 """
 
 from __future__ import annotations
@@ -36,7 +44,9 @@ from typing import Any
 
 from games.engine.actions import Action
 from games.engine.bot import decide as bot_decide
-from games.engine.cards import MODES
+from games.engine.cards import CODE_TO_ID, HAND_BIT, MODES
+from games.engine.classic import discard_choice, hand_info, mus_choice, ordago_time
+from games.engine.evaluate import EVAL_TABLE
 from games.engine.game import apply, new_game
 from games.engine.view import view
 from tools.engine_bench import weighted_choice
@@ -83,6 +93,48 @@ def passive_player(v: dict[str, Any], rng: random.Random) -> Action:
     return Action(seat, "repartir")
 
 
+def _strength(v: dict[str, Any]) -> float:
+    """The seat's hand percentile in the current lance, among the hands of its class (juego
+    on the share it beats or ties: 31 is the best juego however many hold it)."""
+    below, equal = hand_info(v["mode"], v["you"]["cards"])["percentiles"][v["lance"]]
+    return float(below + (equal if v["lance"] == "juego" else equal / 2))
+
+
+def sensible_player(v: dict[str, Any], rng: random.Random) -> Action:
+    """A sensible human-like player: bets its cards, never bluffs, órdago only late or far
+    behind, with a very good hand."""
+    you = v["you"]
+    seat = you["seat"]
+    legal = {d["act"]: d for d in you["legal"]}
+    if "repartir" in legal:
+        return Action(seat, "repartir")
+    if "mus" in legal:
+        return Action(seat, mus_choice(v))
+    if "descarte" in legal:
+        return Action(seat, "descarte", cards=discard_choice(v))
+    x = _strength(v)
+    us, them = v["scores"][seat & 1], v["scores"][1 - (seat & 1)]
+    late = ordago_time(us, them)
+    said_ordago = any(e["act"] == "ordago" and e["seat"] & 1 == seat & 1 for e in v["said"])
+    env = legal.get("envido")
+    bet = v["bet"]
+    if bet is None:
+        if "ordago" in legal and late and x >= 0.97 and not said_ordago:
+            return Action(seat, "ordago")
+        if env is not None and x >= 0.72:
+            to = 3 if x >= 0.9 else 2
+            return Action(seat, "envido", to=max(env["min"], min(to, env["max"])))
+        return Action(seat, "paso")
+    if bet["ordago"]:
+        need = 0.8 if them >= 30 and us < them else 0.9
+        return Action(seat, "quiero" if x >= need else "no_quiero")
+    amount = bet["amount"]
+    if env is not None and x >= 0.93 and amount < 10:
+        return Action(seat, "envido", to=max(env["min"], min(amount + 2, env["max"])))
+    need = min(0.6 + 0.02 * amount, 0.85)
+    return Action(seat, "quiero" if x >= need else "no_quiero")
+
+
 def strong_player(v: dict[str, Any], rng: random.Random) -> Action:
     return bot_decide(v, rng, "fuerte")
 
@@ -99,6 +151,7 @@ PLAYERS: dict[str, Player] = {
     "random": random_player,
     "uniforme": uniform_player,
     "pasivo": passive_player,
+    "sensato": sensible_player,
 }
 DEFAULT_MATCHUPS = ("bot:random", "bot:pasivo", "bot:uniforme", "bot:bot")
 
@@ -121,6 +174,89 @@ def game_setup(i: int, mode: str, seed: int) -> tuple[str, int, int, str]:
     return mode, i % 2, (i // 2) % 4, f"{seed}:{i // 2}"
 
 
+#: Score bands of an órdago, from the score when it was said (the first that applies).
+BANDS = ("a pair at 30+", "a pair 15+ behind", "both under 20", "the rest")
+
+
+def score_band(scores: tuple[int, int] | list[int]) -> str:
+    """The band (``BANDS``) of a score."""
+    a, b = scores
+    if max(a, b) >= 30:
+        return BANDS[0]
+    if abs(a - b) >= 15:
+        return BANDS[1]
+    if max(a, b) < 20:
+        return BANDS[2]
+    return BANDS[3]
+
+
+_FIELD = {"grande": 0, "chica": 1, "pares": 2, "juego": 5, "punto": 4}
+
+
+def lance_winner(g: Any, lance: str) -> int | None:
+    """The pair whose cards win ``lance`` now (None: nobody plays it), ties to the earlier
+    speaker; juego falls back to punto when nobody has juego."""
+    bits = HAND_BIT[g.mode]
+    evs = {s: EVAL_TABLE[sum(bits[CODE_TO_ID[c]] for c in g.hand_codes(s))] for s in range(4)}
+    order = [(g.mano + i) % 4 for i in range(4)]
+    field = _FIELD[lance]
+    if lance == "pares":
+        order = [s for s in order if evs[s].pares]
+    elif lance == "juego":
+        with_juego = [s for s in order if evs[s].juego]
+        if with_juego:
+            order = with_juego
+        else:
+            field = 4
+    best, top = None, None
+    for s in order:
+        v = evs[s][field]
+        if top is None or v > top:
+            best, top = s, v
+    return None if best is None else best & 1
+
+
+def _count(counters: dict[str, dict[str, float]], kind: str, label: str, n: float = 1) -> None:
+    per = counters.setdefault(kind, {})
+    per[label] = per.get(label, 0) + n
+
+
+def _observe(
+    counters: dict[str, dict[str, float]], kind: str, g: Any, v: dict[str, Any], action: Action
+) -> None:
+    """Count an órdago by score band (and whether the sayer's cards won the lance), and the
+    answer leaks: juego bets refused holding the better juego, pares bets called and lost,
+    with the tantos of the bet the other answer would have gained (bet only; pares and juego
+    are paid whatever the answer)."""
+    act, lance, bet = action.act, v["lance"], v["bet"]
+    team = v["you"]["seat"] & 1
+    if act == "ordago":
+        _count(counters, kind, "ordago " + score_band((v["scores"][team], v["scores"][1 - team])))
+        _count(counters, kind, "ordago won lance", lance_winner(g, lance) == team)
+    if bet is None or bet["ordago"] or act not in ("quiero", "no_quiero", "envido", "ordago"):
+        return
+    amount = bet["amount"]
+    deje = 1
+    for e in reversed(v["said"]):
+        if e.get("lance") == lance and e["act"] == "envido" and e["to"] == amount:
+            deje = max(1, amount - e.get("more", amount))
+            break
+    won = lance_winner(g, lance) == team
+    called = act != "no_quiero"
+    if lance == "juego":
+        _count(counters, kind, "juego answers")
+        if not called:
+            _count(counters, kind, "juego refusals")
+            _count(counters, kind, "juego refusals better", won)
+            _count(counters, kind, "juego refusal cost", (amount if won else -amount) + deje)
+    elif lance == "pares":
+        _count(counters, kind, "pares answers")
+        if called:
+            _count(counters, kind, "pares calls")
+            _count(counters, kind, "pares calls won", won)
+            _count(counters, kind, "pares call cost", (-amount if won else amount) - deje)
+
+
 def play_game(
     a: str,
     b: str,
@@ -130,12 +266,13 @@ def play_game(
     timings: dict[str, list[float]] | None = None,
     cpu_timings: dict[str, list[float]] | None = None,
     envites: dict[str, dict[str, int]] | None = None,
+    counters: dict[str, dict[str, float]] | None = None,
 ) -> dict[str, Any]:
     """Game ``i`` of matchup a:b; returns who won (``a_won`` None if unfinished).
 
     ``timings`` / ``cpu_timings`` collect each decision's wall-clock / process CPU seconds
     by player kind; ``envites`` counts, by player kind, the envites made: ``"open N"`` /
-    ``"raise N"`` for an envido to N, ``"ordago"``.
+    ``"raise N"`` for an envido to N, ``"ordago"``; ``counters`` what ``_observe`` counts.
     """
     mode, a_team, first_mano, deal_seed = game_setup(i, mode, seed)
     deal_rng = random.Random(deal_seed)
@@ -162,6 +299,8 @@ def play_game(
                 label = f"{'raise' if v['bet'] else 'open'} {action.to}"
             per = envites.setdefault(kinds[seat], {})
             per[label] = per.get(label, 0) + 1
+        if counters is not None and v["lance"] is not None:
+            _observe(counters, kinds[seat], g, v, action)
         g = apply(g, action, deal_rng)
         n += 1
     winner = g.winner
@@ -176,9 +315,13 @@ def play_game(
 
 
 #: One worker's share of a matchup: its games' results, then decision times (wall clock, CPU)
-#: and envites by player kind.
+#: envites and ``_observe``'s counters by player kind.
 Chunk = tuple[
-    list[dict[str, Any]], dict[str, list[float]], dict[str, list[float]], dict[str, dict[str, int]]
+    list[dict[str, Any]],
+    dict[str, list[float]],
+    dict[str, list[float]],
+    dict[str, dict[str, int]],
+    dict[str, dict[str, float]],
 ]
 
 
@@ -187,8 +330,11 @@ def _run_chunk(args: tuple[str, str, list[int], str, int]) -> Chunk:
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
     envites: dict[str, dict[str, int]] = {}
-    results = [play_game(a, b, i, mode, seed, timings, cpu_timings, envites) for i in indexes]
-    return results, timings, cpu_timings, envites
+    counters: dict[str, dict[str, float]] = {}
+    results = [
+        play_game(a, b, i, mode, seed, timings, cpu_timings, envites, counters) for i in indexes
+    ]
+    return results, timings, cpu_timings, envites, counters
 
 
 def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1) -> dict[str, Any]:
@@ -204,8 +350,12 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
     envites: dict[str, dict[str, int]] = {}
-    for res, tim, cpu, env in parts:
+    counters: dict[str, dict[str, float]] = {}
+    for res, tim, cpu, env, cnt in parts:
         results.extend(res)
+        for k, got in cnt.items():
+            for label, n in got.items():
+                _count(counters, k, label, n)
         for k, counts in env.items():
             per = envites.setdefault(k, {})
             for label, c in counts.items():
@@ -228,6 +378,7 @@ def run_matchup(a: str, b: str, games: int, mode: str, seed: int, jobs: int = 1)
         "ordago": sum(r["ordago"] for r in results) / games if games else 0.0,
         "ordago_ci": wilson(sum(r["ordago"] for r in results), games),
         "envites": envites,
+        "counters": counters,
         "timings": timings,
         "cpu_timings": cpu_timings,
         "results": results,
@@ -254,8 +405,49 @@ def format_envites(counts: dict[str, int]) -> str:
         return (0 if kind == "open" else 1, int(n))
 
     return f"{total} envites: " + ", ".join(
-        f"{label} {counts[label] / total:.0%}" for label in sorted(counts, key=order)
+        f"{label} {counts[label] / total:.{1 if label == 'ordago' else 0}%}"
+        for label in sorted(counts, key=order)
     )
+
+
+def format_bands(c: dict[str, float]) -> str | None:
+    """``N órdagos: a pair at 30+ 40 %, ...; lance won by its cards 80 %`` or None."""
+    n = sum(c.get("ordago " + b, 0) for b in BANDS)
+    if not n:
+        return None
+    return (
+        f"{n:.0f} órdagos: "
+        + ", ".join(f"{b} {c.get('ordago ' + b, 0) / n:.0%}" for b in BANDS)
+        + f"; lance won by its cards {c.get('ordago won lance', 0) / n:.0%}"
+    )
+
+
+def format_leaks(c: dict[str, float]) -> str | None:
+    """The juego-refusal and pares-call leaks of one player kind, or None."""
+    out = []
+    if c.get("juego answers"):
+        r = c.get("juego refusals", 0)
+        out.append(
+            f"refuses {r / c['juego answers']:.0%} of {c['juego answers']:.0f} juego bets"
+            + (
+                f", better juego in {c.get('juego refusals better', 0) / r:.0%} of those,"
+                f" calling {c.get('juego refusal cost', 0) / r:+.2f} tantos a refusal"
+                if r
+                else ""
+            )
+        )
+    if c.get("pares answers"):
+        k = c.get("pares calls", 0)
+        out.append(
+            f"calls {k / c['pares answers']:.0%} of {c['pares answers']:.0f} pares bets"
+            + (
+                f", wins {c.get('pares calls won', 0) / k:.0%} of the calls,"
+                f" no quiero {c.get('pares call cost', 0) / k:+.2f} tantos a call"
+                if k
+                else ""
+            )
+        )
+    return "; ".join(out) or None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -306,6 +498,13 @@ def main(argv: list[str] | None = None) -> int:
             per = all_envites.setdefault(k, {})
             for label, c in counts.items():
                 per[label] = per.get(label, 0) + c
+        for k, cnt in sorted(r["counters"].items()):
+            bands = format_bands(cnt)
+            if bands:
+                print(f"{'':<18} {k}'s {bands}")
+            leaks = format_leaks(cnt)
+            if leaks:
+                print(f"{'':<18} {k} {leaks}")
     print("decision time per player kind, ms (wall clock, then process CPU time):")
     print(
         f"  {'player':<9} {'median':>8} {'p99':>8} {'max':>8}   {'median':>8} {'p99':>8}  decisions"

@@ -6,10 +6,10 @@ Every level plays from one seat's view only and returns one of ``view["you"]["le
 (``ValueError`` when there is none); ``repartir`` whenever that is legal. Deterministic given
 ``rng``.
 
-* ``"principiante"``: the «normal» bot with a beginner's mistakes (``MISTAKE``): now and then
-  it says mus with a hand to cut or corto with one to change, changes the wrong cards, passes
-  instead of betting, accepts or refuses at random, and half of its órdagos become a small
-  envido. Never illegal. With ``rng=None`` it makes no mistakes (it is «normal» then).
+* ``"principiante"``: the «normal» bot playing simply (``MISTAKE``): it asks for mus with
+  hands to cut, now and then changes the wrong cards, bets the least and never raises, and
+  accepts bets it should refuse. Its órdagos are «normal»'s (near the end or far behind).
+  Never illegal. With ``rng=None`` it makes no mistakes (it is «normal» then).
 * ``"normal"``: the bot of issue #11 (``classic``), unchanged.
 * ``"fuerte"``: bets from sampled deals of the unseen cards (``strong``); with ``rng=None`` its
   generator is seeded from the view.
@@ -28,8 +28,11 @@ __all__ = ["DEFAULT_LEVEL", "LEVELS", "decide", "game_win_probability", "hand_in
 
 LEVELS: tuple[str, ...] = ("principiante", "normal", "fuerte")
 DEFAULT_LEVEL = "normal"
-#: How often the «principiante» errs, per kind of decision.
-MISTAKE = {"mus": 0.25, "descarte": 0.3, "open": 0.3, "answer": 0.3, "ordago": 0.5}
+#: How the «principiante» plays simply, per kind of decision: it keeps asking for cards
+#: (a corto of «normal» becomes mus), changes the wrong cards now and then, and accepts bets
+#: it should refuse. It bets small (every envido is the least, no raises), and half of the
+#: órdagos «normal» would say (near the end of the game or far behind) it does not dare.
+MISTAKE = {"mus": 0.3, "descarte": 0.25, "answer": 0.45, "ordago": 0.5}
 
 
 def decide(
@@ -52,24 +55,22 @@ def _beginner(view: dict[str, Any], rng: random.Random | None) -> Action:
     seat, act = action.seat, action.act
     legal = {d["act"]: d for d in view["you"]["legal"]}
     r = rng.random()
-    if act in ("mus", "corto"):
+    if act == "corto":
         if r < MISTAKE["mus"]:
-            return Action(seat, "corto" if act == "mus" else "mus")
+            return Action(seat, "mus")
     elif act == "descarte":
         if r < MISTAKE["descarte"]:
             cards = view["you"]["cards"]
             return Action(seat, act, cards=tuple(rng.sample(cards, rng.randint(1, 3))))
     elif act == "ordago":
-        if r < MISTAKE["ordago"]:
-            env = legal.get("envido")
-            if env is not None:
-                return Action(seat, "envido", to=env["min"])
-            return Action(seat, "quiero")
-    elif act in ("paso", "envido") and "paso" in legal:
-        if r < MISTAKE["open"]:
-            if act == "envido":
-                return Action(seat, "paso")
+        if r < MISTAKE["ordago"]:  # it does not dare: the least envido, or quiero
+            if "quiero" in legal:
+                return Action(seat, "quiero")
             return Action(seat, "envido", to=legal["envido"]["min"])
-    elif act in ("quiero", "no_quiero", "envido") and "quiero" in legal and r < MISTAKE["answer"]:
-        return Action(seat, rng.choice(("quiero", "no_quiero")))
+    elif act == "envido":
+        if "quiero" in legal:  # no raises: it sees the bet
+            return Action(seat, "quiero")
+        return Action(seat, "envido", to=legal["envido"]["min"])
+    elif act == "no_quiero" and not view["bet"]["ordago"] and r < MISTAKE["answer"]:
+        return Action(seat, "quiero")
     return action

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 
 from .actions import Action
 from .classic import decide as classic_decide
-from .classic import discard_choice, game_win_probability, looseness, mus_choice
+from .classic import discard_choice, game_win_probability, looseness, mus_choice, ordago_time
 from .sampling import (
     BIG_BET,
     CHICA,
@@ -79,8 +79,12 @@ __all__ = [
 DECIDE_SAMPLES = 300
 #: Envido amounts the bot considers when opening, and how much over the bet when raising
 #: (``analyse(every_amount=True)`` values every legal amount instead).
-OPEN_AMOUNTS = (2, 3, 5, 7)
+OPEN_AMOUNTS = (2, 3, 5)
 RAISE_BY = (2, 3, 5)
+#: The lance chance from which an opening may be 3, and 5: people open «envido» (2) and keep
+#: 3-5 for strong hands (an opening of 7 with an ordinary hand was a third of the bot's
+#: envites and is not how anybody plays).
+STRONG_OPEN = {3: 0.75, 5: 0.9}
 #: The other pair's answer model: percentile of its best hand in the lance needed to accept an
 #: envido of 2 and of 10 or more (linear between), to accept an órdago, and the curve's width.
 #: The other pair's answer model (see ``_values``): the margin over an even game it wants
@@ -181,10 +185,10 @@ _CARDLESS_PAIR = [cardless_answers(k) for k in range(3)]
 def ordago_threshold(game_chance: float) -> float:
     """The chance to win the lance an órdago of ours needs, from our chance to win the game
     now: a near-sure lance (0.95, more when ahead) while the game is even or ours; when it is
-    being lost (under 0.2) a good one is enough (0.7 plus that chance): a good player risks the
-    game when the score says so, not by habit."""
+    being lost (under 0.2) a good one is enough (0.85 plus half that chance): a good player
+    risks the game when the score says so, not by habit."""
     if game_chance < 0.2:
-        return 0.7 + game_chance
+        return 0.85 + game_chance / 2
     return max(0.95, min(game_chance + 0.05, 0.99))
 
 
@@ -468,14 +472,24 @@ def _choose(
         for e in view["said"]
     ):
         considered = [a for a in considered if a.act != "envido"]
+    chance = sum(d.win for d in deals) / max(len(deals), 1)
+    if bet is None:
+        considered = [
+            a for a in considered if a.act != "envido" or chance >= STRONG_OPEN.get(a.to or 0, 0.0)
+        ]
     # The other pair answers our bets: how likely it is to answer whatever its cards.
     q = max(worlds.cardless[(seat + 1) % 4], worlds.cardless[(seat + 3) % 4])
     values = _values(deals, us, them, li, bet, deje, considered, q)
     # An órdago must beat every other option by ORDAGO_MARGIN (the game is not risked on a
     # sampling error or a guess of how the others answer), and needs the lance chance of
-    # ``ordago_threshold``: never a bluff, never by habit.
-    chance = sum(d.win for d in deals) / max(len(deals), 1)
-    allowed = chance >= ordago_threshold(game_win_probability(us, them))
+    # ``ordago_threshold``, at a score at which people say it (``classic.ordago_time``): never
+    # a bluff, never by habit.
+    allowed = (
+        ordago_time(us, them)
+        and chance >= ordago_threshold(game_win_probability(us, them))
+        # One órdago of our pair a hand: refused, it is not said again lance after lance.
+        and not any(e["act"] == "ordago" and e["seat"] & 1 == team for e in view["said"])
+    )
     penalty = ORDAGO_MARGIN if allowed else 1.0
     if bet is not None and bet["ordago"]:  # accepting one needs a margin too
         penalty, risky = ACCEPT_MARGIN, "quiero"
@@ -545,7 +559,7 @@ def rivals_cardless(view: dict[str, Any]) -> bool:
     if score >= PAIR_SCORE_AT:
         return True
     # (Before any hand was shown there is no evidence, not evidence of 0: SHOWN_AT is below 0.)
-    if view.get("past") and sum(shown_evidence(view, r) for r in rivals) >= SHOWN_AT:
+    if shown_cardless(view):
         return True
     c = cardless(view)
     return bool(min(c[r] for r in rivals) >= CARDLESS_PLAY)
@@ -580,10 +594,19 @@ def analyse(
 
 
 def _against_cardless(view: dict[str, Any], rng: random.Random | None) -> Action | None:
-    """«normal»'s rules for a pair read as cardless (``rivals_cardless``), or None."""
+    """«normal»'s rules for a pair read as cardless (``rivals_cardless``), or None; with
+    near-sure órdagos at any score when the cards it showed say so (``shown_cardless``)."""
     if rivals_cardless(view):
-        return classic_decide(view, rng, cardless_rivals=True)
+        return classic_decide(view, rng, cardless_rivals=True, shown_cardless=shown_cardless(view))
     return None
+
+
+def shown_cardless(view: dict[str, Any]) -> bool:
+    """Whether the rivals' acts of the earlier hands, against the cards they showed at those
+    recuentos, reach ``SHOWN_AT`` over the pair."""
+    seat: int = view["you"]["seat"]
+    rivals = ((seat + 1) % 4, (seat + 3) % 4)
+    return bool(view.get("past")) and sum(shown_evidence(view, r) for r in rivals) >= SHOWN_AT
 
 
 def decide(view: dict[str, Any], rng: random.Random | None = None) -> Action:

@@ -204,7 +204,7 @@ def test_the_ordago_threshold_is_near_sure_unless_the_game_is_being_lost():
 
     assert ordago_threshold(0.5) == 0.95
     assert ordago_threshold(0.9) > 0.95
-    assert ordago_threshold(0.05) < 0.8
+    assert ordago_threshold(0.05) < 0.9
     assert ordago_threshold(0.19) < ordago_threshold(0.5)
 
 
