@@ -71,7 +71,8 @@ class Table(models.Model):
         NO_SHOW = "ausencia", _("Un jugador no llegó a la mesa.")
 
     class UnratedReason(models.TextChoices):
-        """Why a table meant for the ladder was played unrated (games.services.fairplay)."""
+        """Why a table meant for the ladder was played unrated (games.services.fairplay), or off
+        the people's ladders (`BOTS`, games.services.play.start)."""
 
         PAIR_LIMIT = (
             "parejas",
@@ -80,6 +81,9 @@ class Table(models.Model):
                 "en 24 horas."
             ),
         )
+        # A player's bot account sat at it, and none of the site's bots: the game counts for
+        # the bots ladder only (docs/bot-api.md, «Ratings»).
+        BOTS = "bots", _("Cuenta solo para el ranking de bots.")
 
     mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
     host = models.ForeignKey(

@@ -1,4 +1,8 @@
-"""Ratings: one Elo ladder per mode, every change kept.
+"""Ratings: one Elo ladder per mode for people and one per mode for bots, every change kept.
+
+- ``Ladder``: the ladders' keys, kept in the ``mode`` columns below: a mode's own for the
+  people's, ``b`` and the mode for the bots ladder of games with a player's bot account at the
+  table (docs/bot-api.md, «Ratings»).
 
 - ``PlayerRating``: a player's current standing in one mode (the leaderboard reads only this).
 - ``RatedGame``: one row per game applied to the ladder. Its unique ``table`` makes rating a
@@ -12,6 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -26,11 +31,38 @@ from . import elo
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
+#: The prefix of a bots ladder's key: ``b4-reyes`` (it fits the 8 characters of a mode).
+BOTS_PREFIX = "b"
+
+
+class Ladder(models.TextChoices):
+    """The ladders, with their names on screen (the leaderboard's choices)."""
+
+    CUATRO_REYES = Mode.CUATRO_REYES.value, Mode.CUATRO_REYES.label
+    OCHO_REYES = Mode.OCHO_REYES.value, Mode.OCHO_REYES.label
+    BOTS_CUATRO_REYES = BOTS_PREFIX + Mode.CUATRO_REYES.value, _("Bots · 4 reyes")
+    BOTS_OCHO_REYES = BOTS_PREFIX + Mode.OCHO_REYES.value, _("Bots · 8 reyes")
+
+
+def bots_ladder(mode: str) -> str:
+    """The bots ladder of a mode."""
+    return BOTS_PREFIX + mode
+
+
+def is_bots_ladder(ladder: str) -> bool:
+    return ladder in BOTS_LADDERS
+
+
+BOTS_LADDERS = frozenset(bots_ladder(m) for m in Mode.values)
+if not set(Ladder.values) >= BOTS_LADDERS:  # pragma: no cover - a mode added without its ladder
+    raise ImproperlyConfigured("rankings.models.Ladder must list a bots ladder for every mode")
+
+
 class PlayerRating(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
     )
-    mode = models.CharField(_("modalidad"), max_length=8, choices=Mode.choices)
+    mode = models.CharField(_("modalidad"), max_length=8, choices=Ladder.choices)
     rating = models.FloatField(_("puntuación"), default=elo.INITIAL_RATING)
     games = models.PositiveIntegerField(_("partidas puntuadas"), default=0)
     # How many different players they have shared a rated table with in the mode (their
@@ -123,7 +155,7 @@ class RatingBucket(models.Model):
     up to 100,000 rows.
     """
 
-    mode = models.CharField(max_length=8, choices=Mode.choices)
+    mode = models.CharField(max_length=8, choices=Ladder.choices)
     bucket = models.IntegerField()
     players = models.IntegerField(default=0)
     established = models.IntegerField(default=0)  # of them, with 30 rated games or more
@@ -142,7 +174,7 @@ class Acquaintance(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    mode = models.CharField(max_length=8, choices=Mode.choices)
+    mode = models.CharField(max_length=8, choices=Ladder.choices)
     games = models.PositiveIntegerField(default=1)
 
     class Meta:
@@ -158,7 +190,7 @@ class RatedGame(models.Model):
     """The mark that a finished game has been applied to its ladder (exactly once)."""
 
     table = models.OneToOneField("games.Table", on_delete=models.CASCADE, related_name="rating")
-    mode = models.CharField(max_length=8, choices=Mode.choices)
+    mode = models.CharField(max_length=8, choices=Ladder.choices)
     winner_team = models.PositiveSmallIntegerField()
     # A game cancelled because this seat's player abandoned it (docs/rules.md §8.4): only they
     # moved.
@@ -192,7 +224,7 @@ class RatingChange(models.Model):
     table = models.ForeignKey(
         "games.Table", on_delete=models.CASCADE, related_name="rating_changes"
     )
-    mode = models.CharField(max_length=8, choices=Mode.choices)
+    mode = models.CharField(max_length=8, choices=Ladder.choices)
     seat = models.PositiveSmallIntegerField()
     before = models.FloatField()
     after = models.FloatField()

@@ -17,10 +17,10 @@ from django.urls import reverse
 
 from accounts import names
 from accounts.models import User
-from games.models import Mode, Table
+from games.models import Table
 
 from . import charts, elo
-from .models import PlayerRating
+from .models import Ladder, PlayerRating, is_bots_ladder
 from .queries import can_see_private, player_games, profile_url
 
 CHART_POINTS = 120
@@ -118,13 +118,25 @@ def _totals_and_partner(user: User, include_private: bool) -> tuple[dict[str, An
     return totals, partner
 
 
+def _ladders_shown(user: User, stored: dict[str, PlayerRating]) -> list[tuple[str, str]]:
+    """A bot account's bots ladders (it has no other); a person's ladders of the modes, and the
+    bots ladders they have played on (docs/bot-api.md, «Ratings»)."""
+    if user.is_bot_account:
+        return [(m, label) for m, label in Ladder.choices if is_bots_ladder(m)]
+    return [
+        (m, label)
+        for m, label in Ladder.choices
+        if not is_bots_ladder(m) or (m in stored and stored[m].games > 0)
+    ]
+
+
 def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
-    """Ratings per mode (with charts), totals, best partner and the latest games of ``user``."""
+    """Ratings per ladder (with charts), totals, best partner and the latest games of ``user``."""
     include_private = can_see_private(viewer, user)
     stored = {r.mode: r for r in PlayerRating.objects.filter(user=user)}
     series = _chart_values(user)
     modes = []
-    for mode, label in Mode.choices:
+    for mode, label in _ladders_shown(user, stored):
         rating = stored.get(mode)
         games = rating.games if rating else 0
         modes.append(
@@ -147,6 +159,7 @@ def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
     return {
         "rankings_player": user,
         "rankings_modes": modes,
+        "rankings_provisional": any(m["provisional"] for m in modes),
         "rankings_totals": totals,
         "rankings_partner": partner,
         "rankings_recent": recent.rows,

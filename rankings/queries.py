@@ -26,7 +26,7 @@ from games.hooks import RatingLabel, TableLink
 from games.models import ENDED_STATUSES, Mode, Table
 
 from . import elo
-from .models import PlayerRating
+from .models import Ladder, PlayerRating
 
 DEFAULT_MODE = Mode.CUATRO_REYES.value
 LEADERBOARD_PAGE = 25
@@ -55,6 +55,11 @@ def parse_mode(value: str | None, *, allow_all: bool = False) -> str:
     if value in Mode.values:
         return value
     return "" if allow_all else DEFAULT_MODE
+
+
+def parse_ladder(value: str | None) -> str:
+    """A leaderboard's ladder: a mode's, or a mode's bots ladder (models.Ladder)."""
+    return value if value in Ladder.values else DEFAULT_MODE
 
 
 def most_played_mode(user: Any) -> str | None:

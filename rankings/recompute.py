@@ -18,7 +18,7 @@ from accounts.models import User
 from games.models import Table
 
 from . import elo
-from .models import Acquaintance, PlayerRating, RatedGame, RatingChange
+from .models import BOTS_PREFIX, Acquaintance, PlayerRating, RatedGame, RatingChange
 from .services import game_changes, rebuild_buckets, sync_players
 
 
@@ -40,10 +40,11 @@ LadderGame = tuple[int, str, int, datetime, list[int], int | None]
 
 
 def _games_in_order() -> Iterator[LadderGame]:
-    """Rated games in the order they were applied, then games never applied (by finish time):
-    those played to the end, and those a player abandoned (which move only that player)."""
+    """Games for a ladder (`services.ladder_of`, whose key is the "mode") in the order they were
+    applied, then games never applied (by finish time): those played to the end, and those a
+    player abandoned (which move only that player)."""
     sql = """
-        SELECT t.id, t.mode,
+        SELECT t.id, CASE WHEN t.rated THEN t.mode ELSE %s || t.mode END,
                CASE WHEN a.id IS NULL THEN t.winner_team ELSE 1 - a.seat %% 2 END,
                COALESCE(t.finished_at, t.created_at),
                array_agg(s.user_id ORDER BY s.seat), a.seat
@@ -51,7 +52,7 @@ def _games_in_order() -> Iterator[LadderGame]:
           JOIN games_seat s ON s.table_id = t.id
           LEFT JOIN games_abandonment a ON a.table_id = t.id
           LEFT JOIN rankings_ratedgame rg ON rg.table_id = t.id
-         WHERE t.rated AND NOT t.practice
+         WHERE (t.rated OR t.unrated_reason = %s) AND NOT t.practice
            AND ((t.status = %s AND t.winner_team IS NOT NULL)
                 OR (t.status = %s AND a.id IS NOT NULL))
          GROUP BY t.id, rg.id, a.id
@@ -59,7 +60,15 @@ def _games_in_order() -> Iterator[LadderGame]:
          ORDER BY rg.id IS NULL, rg.id, t.finished_at, t.id
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [Table.Status.FINISHED, Table.Status.CANCELLED])
+        cursor.execute(
+            sql,
+            [
+                BOTS_PREFIX,
+                Table.UnratedReason.BOTS,
+                Table.Status.FINISHED,
+                Table.Status.CANCELLED,
+            ],
+        )
         while rows := cursor.fetchmany(5000):
             yield from rows
 

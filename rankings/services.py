@@ -21,14 +21,28 @@ from accounts.models import User
 from games.models import Abandonment, Seat, Table
 
 from . import elo
-from .models import FOREVER, Acquaintance, PlayerRating, RatedGame, RatingChange
+from .models import FOREVER, Acquaintance, PlayerRating, RatedGame, RatingChange, bots_ladder
 
 log = logging.getLogger(__name__)
 
 
+def ladder_of(table: Table) -> str | None:
+    """The ladder a game goes on: its mode's if it is rated; its mode's bots ladder if a player's
+    bot account played it with none of the site's bots (games.services.play.start said so);
+    None otherwise."""
+    if table.practice:
+        return None
+    if table.rated:
+        return table.mode
+    if table.unrated_reason == Table.UnratedReason.BOTS:
+        return bots_ladder(table.mode)
+    return None
+
+
 def is_ratable(table: Table) -> bool:
-    """A rated game that was played to the end, or that a player abandoned (docs/rules.md §8.4)."""
-    return table.rated and not table.practice and _outcome(table) is not None
+    """A game for a ladder that was played to the end, or that a player abandoned
+    (docs/rules.md §8.4)."""
+    return ladder_of(table) is not None and _outcome(table) is not None
 
 
 def _outcome(table: Table) -> tuple[int, int | None] | None:
@@ -122,6 +136,7 @@ def rate_table(table_id: int) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     if table is None or not is_ratable(table):
         return False
+    ladder: str = ladder_of(table)  # type: ignore[assignment]
     winner_team, abandoned_seat = _outcome(table)  # type: ignore[misc]
     if RatedGame.objects.filter(table_id=table_id).exists():
         return False
@@ -137,7 +152,7 @@ def rate_table(table_id: int) -> bool:
     with transaction.atomic():
         PlayerRating.objects.bulk_create(
             [
-                PlayerRating(user_id=u, mode=table.mode, **PlayerRating.player_fields(*accounts[u]))
+                PlayerRating(user_id=u, mode=ladder, **PlayerRating.player_fields(*accounts[u]))
                 for u in seat_users
             ],
             ignore_conflicts=True,
@@ -145,14 +160,14 @@ def rate_table(table_id: int) -> bool:
         rows = {
             r.user_id: r
             for r in PlayerRating.objects.select_for_update()
-            .filter(mode=table.mode, user_id__in=seat_users)
+            .filter(mode=ladder, user_id__in=seat_users)
             .order_by("id")
         }
         try:
             with transaction.atomic():
                 RatedGame.objects.create(
                     table_id=table_id,
-                    mode=table.mode,
+                    mode=ladder,
                     winner_team=winner_team,
                     abandoned_seat=abandoned_seat,
                 )
@@ -160,13 +175,13 @@ def rate_table(table_id: int) -> bool:
             transaction.set_rollback(True)
             return False  # somebody else rated it first
         played_at = table.finished_at or table.created_at
-        buckets = BucketMoves(table.mode)
-        acquaintances = acquaintances_of(table.mode, [rows[u] for u in seat_users])
-        shared = shared_games(table.mode, seat_users)
+        buckets = BucketMoves(ladder)
+        acquaintances = acquaintances_of(ladder, [rows[u] for u in seat_users])
+        shared = shared_games(ladder, seat_users)
         standings = [standing_of(rows[u], acquaintances, shared[u]) for u in seat_users]
         moves = game_changes(standings, winner_team, abandoned_seat)
         if abandoned_seat is None:
-            meet(table.mode, seat_users, rows, shared)
+            meet(ladder, seat_users, rows, shared)
         changes = []
         for seat, move in moves.items():
             user_id = seat_users[seat]
@@ -176,7 +191,7 @@ def rate_table(table_id: int) -> bool:
                 RatingChange(
                     user_id=user_id,
                     table_id=table_id,
-                    mode=table.mode,
+                    mode=ladder,
                     seat=seat,
                     before=row.rating,
                     after=move.after,
@@ -286,12 +301,17 @@ def sync_players() -> None:
 
 
 def pending_table_ids(limit: int | None = None) -> list[int]:
-    """Rated games finished or abandoned that have not been applied yet (a lost task, a broker
-    outage)."""
+    """Games for a ladder (`ladder_of`) finished or abandoned that have not been applied yet (a
+    lost task, a broker outage)."""
     finished = Q(status=Table.Status.FINISHED, winner_team__isnull=False)
     abandoned = Q(status=Table.Status.CANCELLED, abandonment__isnull=False)
     qs = (
-        Table.objects.filter(finished | abandoned, rated=True, practice=False, rating__isnull=True)
+        Table.objects.filter(
+            finished | abandoned,
+            Q(rated=True) | Q(unrated_reason=Table.UnratedReason.BOTS),
+            practice=False,
+            rating__isnull=True,
+        )
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)
     )

@@ -20,7 +20,8 @@ from games import engine, labels, services
 from games.models import ENDED_STATUSES, Mode, Seat, Table
 
 from . import analysis, analysis_pages, elo, queries, replay
-from .models import RatingChange
+from .models import Ladder, RatingChange, is_bots_ladder
+from .services import ladder_of
 
 RESULT_CHOICES = [
     ("", gettext_lazy("Todas")),
@@ -41,7 +42,7 @@ def _query(**params: Any) -> str:
 
 @vary_on_headers("HX-Request")
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    mode = queries.parse_mode(request.GET.get("modo") or queries.opening_mode(request.user))
+    mode = queries.parse_ladder(request.GET.get("modo") or queries.opening_mode(request.user))
     search = request.GET.get("q", "")
     established = request.GET.get("definitivos") == "1"
     page, search = queries.leaderboard(
@@ -53,8 +54,9 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     base = {"modo": mode, "q": search, "definitivos": "1" if established else ""}
     context = {
         "mode": mode,
-        "modes": Mode.choices,
-        "mode_label": Mode(mode).label,
+        "modes": Ladder.choices,
+        "mode_label": Ladder(mode).label,
+        "bots_ladder": is_bots_ladder(mode),
         "search": search,
         "established": established,
         "page": page,
@@ -62,7 +64,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "next_url": _query(**base, pagina=page.next_number) if page.has_next else None,
         "mode_urls": [
             (m, label, _query(modo=m, q=search, definitivos=base["definitivos"]))
-            for m, label in Mode.choices
+            for m, label in Ladder.choices
         ],
     }
     if _fragment(request):
@@ -151,6 +153,7 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "abandoner": None
         if table.abandoned_seat is None or table.cancel_reason != Table.CancelReason.ABANDONED
         else players[table.abandoned_seat]["user"],
+        "on_ladder": ladder_of(table) is not None,
         "damped": any(c.weight < 1 for c in changes.values()),
         "circle_min": elo.CIRCLE_MIN,
         "circle_full": elo.CIRCLE_FULL,

@@ -82,8 +82,9 @@ def check_may_sit(user: Any) -> None:
 
 def charge(table: Table, seat: int, user_id: int) -> None:
     """Record that `user_id` abandoned `table` at `seat` (within the transaction that cancels
-    it). Practice and unrated games cost nothing; the ladder is told once it is committed."""
-    if table.practice or not table.rated:
+    it). Practice and unrated games cost nothing (a game for the bots ladder is rated there); the
+    ladder is told once it is committed."""
+    if table.practice or not (table.rated or table.unrated_reason == Table.UnratedReason.BOTS):
         return
     Abandonment.objects.create(user_id=user_id, table_id=table.pk, seat=seat)
     transaction.on_commit(

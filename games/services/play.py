@@ -182,10 +182,14 @@ def start(table: Table, rng: Any = None) -> None:
     first_mano = (rng or secrets.SystemRandom()).randrange(4)
     game = engine.new_game(table.mode, first_mano, rng)
     unrated: dict[str, Any] = {}
-    if table.rated and User.objects.filter(seats__table=table, bot_owner__isnull=False).exists():
-        # A player's bot account never plays a rated game with people, whatever seated it
-        # (docs/bot-api.md): every game starts here.
+    seated = User.objects.filter(seats__table=table)
+    if not table.practice and seated.filter(bot_owner__isnull=False).exists():
+        # A player's bot account never plays for the people's ladders, whatever seated it
+        # (docs/bot-api.md): every game starts here. Without the site's bots at the table it
+        # counts for the bots ladder (rankings), which reads this reason.
         unrated = {"rated": False}
+        if not seated.filter(is_bot=True).exists():
+            unrated["unrated_reason"] = Table.UnratedReason.BOTS
     commit(
         plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now(), **unrated)
     )

@@ -421,7 +421,7 @@ def rematch(user: User, table_id: int) -> Table:
             # `_check_reserved`, and the lobby never offers them). Rated if the host chose so,
             # whatever the pairs' limit did to the last game (it is checked again when the
             # rematch starts).
-            rated = old.rated or bool(old.unrated_reason)
+            rated = old.rated or old.unrated_reason == Table.UnratedReason.PAIR_LIMIT
             new = create_table(user, old.mode, private=old.private, rated=rated, seat=seat)
             compare_and_set(old, rematch_id=new.pk)
             return new
