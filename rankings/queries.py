@@ -68,7 +68,7 @@ def most_played_mode(user: Any) -> str | None:
     if user is None or not user.is_authenticated:
         return None
     return (
-        PlayerRating.objects.filter(user=user, games__gt=0)
+        PlayerRating.objects.filter(user=user, games__gt=0, mode__in=Mode.values)
         .order_by("-games", "mode")
         .values_list("mode", flat=True)
         .first()
@@ -76,11 +76,12 @@ def most_played_mode(user: Any) -> str | None:
 
 
 def opening_mode(user: Any) -> str | None:
-    """The mode the ranking opens on: the one ``user`` plays most, else the one whose ladder has
-    the most players (an empty ladder is no welcome while the other has players); None when
-    nobody has played a rated game (the first mode)."""
+    """The mode the ranking opens on (a people's ladder; the bots ladders are only chosen): the
+    one ``user`` plays most, else the one whose ladder has the most players (an empty ladder is
+    no welcome while the other has players); None when nobody has played a rated game (the first
+    mode)."""
     return most_played_mode(user) or (
-        PlayerRating.objects.filter(visible(), games__gt=0)
+        PlayerRating.objects.filter(visible(), games__gt=0, mode__in=Mode.values)
         .values("mode")
         .annotate(players=Count("pk"))
         .order_by("-players", "mode")

@@ -16,6 +16,7 @@ from contextlib import nullcontext, suppress
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -182,14 +183,18 @@ def start(table: Table, rng: Any = None) -> None:
     first_mano = (rng or secrets.SystemRandom()).randrange(4)
     game = engine.new_game(table.mode, first_mano, rng)
     unrated: dict[str, Any] = {}
-    seated = User.objects.filter(seats__table=table)
-    if not table.practice and seated.filter(bot_owner__isnull=False).exists():
-        # A player's bot account never plays for the people's ladders, whatever seated it
-        # (docs/bot-api.md): every game starts here. Without the site's bots at the table it
-        # counts for the bots ladder (rankings), which reads this reason.
-        unrated = {"rated": False}
-        if not seated.filter(is_bot=True).exists():
-            unrated["unrated_reason"] = Table.UnratedReason.BOTS
+    if not table.practice:
+        bots = User.objects.filter(seats__table=table).aggregate(
+            players=Count("pk", filter=Q(bot_owner__isnull=False)),
+            site=Count("pk", filter=Q(is_bot=True)),
+        )
+        if bots["players"]:
+            # A player's bot account never plays for the people's ladders, whatever seated it
+            # (docs/bot-api.md): every game starts here. Without the site's bots at the table
+            # it counts for the bots ladder (rankings), which reads this reason.
+            unrated = {"rated": False}
+            if not bots["site"]:
+                unrated["unrated_reason"] = Table.UnratedReason.BOTS
     commit(
         plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now(), **unrated)
     )

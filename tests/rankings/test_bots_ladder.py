@@ -75,6 +75,8 @@ def test_a_game_with_a_players_bot_moves_the_bots_ladder_and_never_the_peoples(
     assert ladder("4-reyes") == peoples_before
     assert RatedGame.objects.get(table=table).mode == BOTS
     assert set(RatingChange.objects.filter(table=table).values_list("mode", flat=True)) == {BOTS}
+    page = Client().get(f"/partidas/{table.pk}/").content.decode()
+    assert "Cuenta solo para el ranking de bots." in page
 
 
 def test_a_game_without_players_bots_never_touches_the_bots_ladder(
