@@ -4,16 +4,18 @@ seat, and never on the people's ladders (issue #36, docs/bot-api.md «Ratings»)
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from accounts import bot_accounts
 from accounts.models import User
 from games import services
-from games.models import Table
+from games.models import Abandonment, Seat, Table
 from games.services import bots as site_bots
 from rankings.models import Acquaintance, PlayerRating, RatedGame, RatingBucket, RatingChange
 from rankings.recompute import recompute
@@ -104,6 +106,26 @@ def test_a_game_with_a_players_bot_and_the_sites_bots_is_on_no_ladder(
     table = played(start_seated(four[0], table), 7)
     assert (table.status, table.rated, table.unrated_reason) == (Table.Status.FINISHED, False, "")
     assert not RatedGame.objects.exists() and not PlayerRating.objects.exists()
+
+
+def test_a_bot_that_abandons_a_bots_ladder_game_is_charged_there_alone(
+    players: Callable[[int], list[User]],
+    rated_on_finish: None,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    four = with_a_bot(players)
+    establish(four, BOTS)
+    table = started_table(four, bots_allowed=True)
+    Seat.objects.filter(table=table, user=four[1]).update(
+        connections=0, reconnect_deadline=timezone.now() - timedelta(seconds=1)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.cancel_if_abandoned(table.pk)
+    assert Abandonment.objects.get(table=table).user == four[1]  # counts towards a suspension
+    [change] = RatingChange.objects.filter(table=table)
+    assert (change.user_id, change.mode, change.won) == (four[1].pk, BOTS, False)
+    assert change.after < change.before
+    assert not PlayerRating.objects.filter(mode="4-reyes").exists()
 
 
 def test_the_recompute_rebuilds_the_bots_ladder_exactly(
