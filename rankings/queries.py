@@ -229,6 +229,7 @@ class GameRow:
     before: float | None = None
     after: float | None = None
     practice: bool = False  # against bots: unrated and out of the statistics
+    bots_ladder: bool = False  # rated on its mode's bots ladder only (docs/bot-api.md)
     tag: TableLink | None = None  # what a higher app ran it for: «Torneo de otoño · Ronda 2»
 
     @property
@@ -299,7 +300,7 @@ def _private_sql(viewer: Any, params: dict[str, Any]) -> str:
 # fetched with the game itself (one query per page, no ORM objects).
 _ROW_COLUMNS = """
     t.id, t.mode, t.private, t.rated, t.status, t.scores, t.winner_team, t.ended_by,
-    t.finished_at, t.practice,
+    t.finished_at, t.practice, t.unrated_reason,
     (SELECT json_agg(json_build_array(s.seat, u.username, u.display_name, u.is_bot, s.bot_level)
                      ORDER BY s.seat)
        FROM games_seat s JOIN accounts_user u ON u.id = s.user_id
@@ -317,18 +318,19 @@ def _rows(sql: str, params: dict[str, Any], number: int, per_page: int, followed
         (pk, mode, private, rated, status, scores, winner, ended_by, finished_at, practice) = (
             record[:10]
         )
-        players = record[10]
+        players = record[11]
         if isinstance(scores, str):
             scores = json.loads(scores)
         if isinstance(players, str):
             players = json.loads(players)
         row = GameRow(pk, mode, private, rated, status, scores, winner, ended_by, finished_at, None)
         row.practice = practice
+        row.bots_ladder = record[10] == Table.UnratedReason.BOTS
         for seat, username, display_name, is_bot, level in players or []:
             name = labels.seat_name(names.shown(username, display_name), level if is_bot else None)
             row.seats[seat] = {"name": name, "url": profile_url(username)}
         if followed:
-            row.seat, change = record[11:13]
+            row.seat, change = record[12:14]
             if isinstance(change, str):
                 change = json.loads(change)
             if change:

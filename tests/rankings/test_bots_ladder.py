@@ -165,6 +165,8 @@ def test_the_leaderboards_bots_page_lists_a_bot_and_the_profiles_show_it(
     assert "Bots · 4 reyes" in bot_page and "?modo=b4-reyes" in bot_page
     owner_page = Client().get(f"/jugadores/{four[0].username}/").content.decode()
     assert "Bots · 4 reyes" in owner_page and "Mus · 4 reyes" in owner_page
+    assert "ranking de bots</span>" in owner_page  # the game in their list, not «sin puntuar»
+    assert "sin puntuar</span>" not in owner_page
     stranger = players(5)[4]
     stranger_page = Client().get(f"/jugadores/{stranger.username}/").content.decode()
     assert "Mus · 4 reyes" in stranger_page and "Bots · 4 reyes" not in stranger_page
