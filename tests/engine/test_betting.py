@@ -31,6 +31,18 @@ def test_ordagos_are_for_the_end_of_the_game_or_a_pair_far_behind():
     assert ordago_time(2, 20)
 
 
+def test_normal_losing_the_game_keeps_its_ordago_for_a_surer_lance_than_nine_in_ten():
+    # 17-36 (game chance ~1 %), mano with one rey, caballo, sota: a grande won ~92 % of the
+    # time. At the old 0.90 threshold «normal» said órdago here, 4.6 % of its envites against
+    # «fuerte»; now it bets an envido, and with two reyes it still plays the game on it.
+    for hand, expected in (("1o 10c 11e 12b", "envido"), ("12o 12c 1e 4b", "ordago")):
+        g = play(deal({0: hand}, mano=0), "0 corto")
+        v = view(g, 0, recall=True)
+        v["scores"] = [17, 36]
+        for seed in range(5):
+            assert _decide(v, "normal", seed).act == expected, (hand, seed)
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_no_level_says_ordago_at_0_0_in_the_first_hand_with_three_reyes_an_as_and_31(level):
     g = play(deal({0: "12o 12c 12e 1b"}, mano=0), "0 corto")
