@@ -15,8 +15,7 @@ from urllib.parse import parse_qs
 from accounts.sockets import user_group
 
 from .consumers import ListeningConsumer, refuse
-from .services import live, player_live
-from .services.notify import queue_group
+from .services import live, player_live, queue_group
 from .socket_codes import CLOSE_NOT_LOGGED_IN
 
 

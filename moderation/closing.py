@@ -36,7 +36,7 @@ from accounts.sessions import end_sessions
 from accounts.sockets import recheck_sockets
 from games import services
 from games.models import Invitation, Table
-from games.services import withdrawals
+from games.services import cancel_invitations
 from tournaments.models import Pair, Tournament
 from tournaments.services import registration
 
@@ -90,9 +90,9 @@ def close_account(user: User, *, moderator: User | None = None, reason: str = ""
         why = refusal(user)  # again, under the lock: a game may have started meanwhile
         if why is not None:
             raise ModerationError(why)
-        services.queue.leave(user)
+        services.leave_queue(user)
         table_id, effect = _leave_table(user)
-        invitations = withdrawals.cancel(
+        invitations = cancel_invitations(
             Invitation.objects.filter(Q(sender=user) | Q(recipient=user))
         )
         tournaments = _leave_tournaments(user)

@@ -52,7 +52,7 @@ class Scheduler(PersistentScheduler):
         try:
             return super().apply_async(entry, producer, advance, **kw)
         except Exception:
-            from games.services import clockwork
+            from games.services import record_outage
 
-            clockwork.record_outage()
+            record_outage()
             raise

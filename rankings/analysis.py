@@ -35,8 +35,7 @@ from accounts.models import User
 from games import engine
 from games.engine import analysis as engine_analysis
 from games.models import Table
-from games.services import ServiceError
-from games.services.ratelimit import within_rate
+from games.services import ServiceError, within_rate
 
 from .models import GameAnalysis
 

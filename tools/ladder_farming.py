@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from games.services.fairplay import PAIR_GAMES_PER_DAY
+from games.services import PAIR_GAMES_PER_DAY
 from rankings import elo
 
 Rate = Callable[[Sequence[elo.Standing], int], list[float]]

@@ -37,7 +37,14 @@ import orjson
 from accounts.models import User
 from accounts.sessions import session_cookie
 from games.models import Table
-from games.services import invitations, queue
+from games.services import (
+    cancel_game,
+    expire_invitations,
+    join_queue,
+    leave_queue,
+    reap_queue_sockets,
+    sweep_queue,
+)
 from rankings.models import PlayerRating
 
 
@@ -230,7 +237,7 @@ def cost_per_match(matches: int, mode: str, run: str) -> str:
         for j, user in enumerate(users[4 * i : 4 * i + 4]):
             with CaptureQueriesContext(connection) as queries:
                 began = time.perf_counter()
-                table = queue.join(user, mode)
+                table = join_queue(user, mode)
                 spent = time.perf_counter() - began
             (seats if j == 3 else waits).append((len(queries), spent))
             assert (table is not None) == (j == 3)
@@ -240,23 +247,23 @@ def cost_per_match(matches: int, mode: str, run: str) -> str:
         PlayerRating.objects.update_or_create(
             user=user, mode=mode, defaults={"rating": 1000 + 150 * k, "games": 40}
         )
-        queue.join(user, mode)
+        join_queue(user, mode)
     sweeps: list[tuple[int, float]] = []
     for _ in range(20):
         with CaptureQueriesContext(connection) as queries:
             began = time.perf_counter()
-            queue.sweep()
+            sweep_queue()
             sweeps.append((len(queries), time.perf_counter() - began))
     for user in blocked:
-        queue.leave(user)
+        leave_queue(user)
     # The clock's whole share when nobody waits (what `games.sweep_deadlines` adds every second).
     idle: list[tuple[int, float]] = []
     for _ in range(20):
         with CaptureQueriesContext(connection) as queries:
             began = time.perf_counter()
-            queue.reap_silent_sockets()
-            queue.sweep()
-            invitations.expire()
+            reap_queue_sockets()
+            sweep_queue()
+            expire_invitations()
             idle.append((len(queries), time.perf_counter() - began))
 
     def line(what: str, rows: list[tuple[int, float]]) -> str:
@@ -279,8 +286,6 @@ def teardown(run: str) -> int:
     for table_id in Table.objects.filter(
         seats__user__username__startswith=f"qp-{run}", status=Table.Status.PLAYING
     ).values_list("pk", flat=True):
-        from games.services import cancel_game
-
         cancelled += int(cancel_game(table_id, Table.CancelReason.SYSTEM, note="banco de pruebas"))
     return cancelled
 
@@ -304,7 +309,7 @@ def main(
     write(report(Result(scripted, wall)))
     for p in scripted:
         if p.table is None and not p.error:
-            queue.leave(User.objects.get(pk=p.user_id))
+            leave_queue(User.objects.get(pk=p.user_id))
     write("cost per match (in process, same database):")
     write(cost_per_match(matches, mode, run))
     teardown(run)

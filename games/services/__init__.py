@@ -16,14 +16,34 @@ apps call these functions and nothing below them.
 - `storage` (loading, the game cache, compare-and-set), `turns`, `groups`, `adb` and `errors` are
   the layer underneath.
 
-Import the public names from here (`from games import services`); the socket's calls from
-`games.services.live`.
+Import the public names from here (`from games import services`). Other apps and `tools/`
+import nothing else of this package (import-linter's contract in pyproject.toml): a name they
+need is made public here, by the name it has below, or by a longer one where the module's
+name said what the short one is about:
+
+- for tournaments: `check_invitation_rate` (`invitations.check_rate`: a tournament invitation
+  counts as one more invitation), `suspension_message`, `send_groups`, `tell` (a message to a
+  player's every page);
+- for moderation: `cancel_invitations` (`withdrawals.cancel`), `leave_queue` (`queue.leave`);
+- for rankings: `within_rate` (the shared Redis rate limit);
+- for Celery beat (musweb): `record_outage` (`clockwork.record_outage`);
+- for the benchmarks: `join_queue`, `sweep_queue`, `reap_queue_sockets`
+  (`queue.join`, `queue.sweep`, `queue.reap_silent_sockets`), `expire_invitations`
+  (`invitations.expire`), `PAIR_GAMES_PER_DAY`.
+
+Inside games, the socket consumers use nothing else of this package but its names here and
+three modules taken whole as namespaces, one call per frame: `live` (the table's socket),
+`player_live` (the player's) and `lobby` (the lobby's); the player's socket listens to
+`queue_group`, as `group_name` names a table's. The rest of games (views, tasks, the bots' API,
+the socket's sign-in) may still call the modules by name: the contract inside games is only
+that nothing here imports them, and nothing below (models, engine) imports this package.
 """
 
-from . import clockwork, invitations, lobby, queue
-from .abandonment import check_may_sit, suspended_until
+from . import clockwork, invitations, live, lobby, player_live, queue
+from .abandonment import check_may_sit, suspended_until, suspension_message
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
+from .clockwork import record_outage
 from .connections import (
     beat,
     cancel_if_abandoned,
@@ -33,9 +53,18 @@ from .connections import (
     socket_opened,
 )
 from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
-from .groups import collect_group_messages, group_name, release_channel
+from .fairplay import PAIR_GAMES_PER_DAY
+from .groups import collect_group_messages, group_name, release_channel, send_groups
+from .invitations import check_rate as check_invitation_rate
+from .invitations import expire as expire_invitations
 from .moves import Outcome, step_key
+from .notify import queue_group, tell
 from .play import act, act_async, apply_action, cancel_game, play_defaults
+from .queue import join as join_queue
+from .queue import leave as leave_queue
+from .queue import reap_silent_sockets as reap_queue_sockets
+from .queue import sweep as sweep_queue
+from .ratelimit import within_rate
 from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
 from .storage import game_of, live_seat_of, load_table, seat_number, seat_rows
 from .tables import (
@@ -51,10 +80,12 @@ from .tables import (
     start_game,
     take_seat,
 )
+from .withdrawals import cancel as cancel_invitations
 
 __all__ = [
     "ALL_KEYS",
     "OUTAGES",
+    "PAIR_GAMES_PER_DAY",
     "Conflict",
     "Outcome",
     "SeatsRefused",
@@ -70,35 +101,46 @@ __all__ = [
     "can_view_in",
     "cancel_game",
     "cancel_if_abandoned",
+    "cancel_invitations",
+    "check_invitation_rate",
     "check_may_sit",
     "clockwork",
     "close_stale_rematches",
     "close_table",
     "collect_group_messages",
     "create_table",
+    "expire_invitations",
     "fill_with_bots",
     "free_away_seats",
     "game_of",
     "group_name",
     "invitation",
     "invitations",
+    "join_queue",
     "kick",
     "leave_practice",
+    "leave_queue",
     "leave_seat",
+    "live",
     "live_seat_of",
     "load_table",
     "lobby",
     "overdue_seats",
     "play_bot_turn",
     "play_defaults",
+    "player_live",
     "queue",
+    "queue_group",
+    "reap_queue_sockets",
     "reap_silent_processes",
+    "record_outage",
     "release_channel",
     "rematch",
     "remember_invitation",
     "seat_four",
     "seat_number",
     "seat_rows",
+    "send_groups",
     "socket_closed",
     "socket_opened",
     "start_arranged",
@@ -108,6 +150,10 @@ __all__ = [
     "state_text",
     "step_key",
     "suspended_until",
+    "suspension_message",
+    "sweep_queue",
     "table_message",
     "take_seat",
+    "tell",
+    "within_rate",
 ]

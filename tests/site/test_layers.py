@@ -1,6 +1,7 @@
 """The shape of the code (docs/architecture.md): no import cycle, function-local imports
-included; the engine imports nothing of the site; no runtime module grows past 500 lines. The app
-layers themselves are import-linter's contracts in pyproject.toml, run by `make test`."""
+included; the engine imports nothing of the site; other apps and tools/ see only the package of
+games.services; no runtime module grows past 500 lines. The app layers themselves are
+import-linter's contracts in pyproject.toml, run by `make test`."""
 
 from __future__ import annotations
 
@@ -90,6 +91,20 @@ def test_the_engine_imports_nothing_of_the_site(graph: grimp.ImportGraph) -> Non
         if imported not in engine
     }
     assert outside == set()
+
+
+def test_other_apps_and_tools_import_only_the_games_services_package() -> None:
+    """The facade (games/services/__init__.py) is all they see: a module inside it may be
+    renamed, split or merged without touching them (import-linter's `protected` contract too)."""
+    graph = grimp.build_graph(*RUNTIME_APPS, "tools")
+    inside = {m for m in graph.modules if m.startswith("games.services.")}
+    reaching_in = {
+        (importer, imported)
+        for imported in inside
+        for importer in graph.find_modules_that_directly_import(imported)
+        if importer != "games" and not importer.startswith("games.")
+    }
+    assert reaching_in == set()
 
 
 def test_no_runtime_module_outside_the_engine_is_over_500_lines() -> None:

@@ -1,7 +1,7 @@
 """What a tournament tells its players wherever they are on the site: their table is ready, a
 partner invites them, an invitation was answered.
 
-Through the games app's messages to a player (`games.services.notify.tell`): every page of a
+Through the games app's messages to a player (`games.services.tell`): every page of a
 signed-in player holds a socket (`/ws/jugador/`) that shows them with a chime (docs/protocol.md),
 each sent once the change that caused it is committed, its words in the player's own language.
 """
@@ -14,7 +14,7 @@ from django.utils.translation import override
 
 from accounts.models import User
 from accounts.names import isolate
-from games.services.notify import tell
+from games.services import tell
 
 from ..models import Match, Pair
 

@@ -21,9 +21,7 @@ from accounts.models import User
 from accounts.names import isolate
 from games import services
 from games.models import Table
-from games.services import ServiceError
-from games.services.abandonment import suspension_message
-from games.services.invitations import check_rate
+from games.services import ServiceError, check_invitation_rate, suspension_message
 
 from ..models import Pair, Tournament
 from . import notify
@@ -155,7 +153,7 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
 
     An invitation `user` received themselves holds them to nothing: registering with somebody
     else declines it. Invitations count against the same rate limit as the games' ones
-    (`games.services.invitations.check_rate`) and never cross a block.
+    (`games.services.check_invitation_rate`) and never cross a block.
     """
     with transaction.atomic():
         tournament = lock(tournament_id)
@@ -177,7 +175,7 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
         _check_room(tournament)
         _check_free(tournament, user)
         _check_free(tournament, partner)
-        check_rate(user)
+        check_invitation_rate(user)
         if received is not None:
             _answer(received, Pair.Status.DECLINED)
         pair = Pair.objects.create(tournament=tournament, first=user, second=partner)

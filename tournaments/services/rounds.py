@@ -22,7 +22,7 @@ from django.utils import timezone
 from games import services
 from games.engine.game import TARGET
 from games.models import ENDED_STATUSES, Seat, Table
-from games.services.groups import collect_group_messages, send_groups
+from games.services import collect_group_messages, send_groups
 from rankings import elo
 from rankings.services import ratings_by_user
 
