@@ -12,4 +12,7 @@ urlpatterns = [
     path("retos/", bot_views.challenges, name="bot_api_challenges"),
     path("retos/<int:invitation_id>/aceptar/", bot_views.accept, name="bot_api_accept"),
     path("retos/<int:invitation_id>/rechazar/", bot_views.decline, name="bot_api_decline"),
+    path("cola/", bot_views.quick_play, name="bot_api_queue"),
+    path("cola/entrar/", bot_views.join_quick_play, name="bot_api_queue_join"),
+    path("cola/salir/", bot_views.leave_quick_play, name="bot_api_queue_leave"),
 ]

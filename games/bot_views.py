@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts import bot_accounts
 from accounts.models import User
 
-from .services import ServiceError, bot_api
+from .services import ServiceError, bot_api, bot_queue
 
 STATUS = {"bad_token": 401, "rate_limited": 429, "no_table": 404, "unavailable": 503}
 
@@ -116,3 +116,22 @@ def accept(request: HttpRequest, bot: User, invitation_id: int) -> dict[str, Any
 def decline(request: HttpRequest, bot: User, invitation_id: int) -> dict[str, Any]:
     bot_api.decline(bot, invitation_id)
     return {"ok": True}
+
+
+@require_GET
+@bot_endpoint
+def quick_play(request: HttpRequest, bot: User) -> dict[str, Any]:
+    return bot_api.quick_play(bot)
+
+
+@require_POST
+@bot_endpoint
+def join_quick_play(request: HttpRequest, bot: User) -> dict[str, Any]:
+    return bot_api.join_quick_play(bot, _body(request).get("mode"))
+
+
+@require_POST
+@bot_endpoint
+def leave_quick_play(request: HttpRequest, bot: User) -> dict[str, Any]:
+    """Leave the queue; once seated by it, before opening the table's socket: a dodge."""
+    return {"ok": True, "left": bot_queue.leave(bot)}

@@ -26,6 +26,16 @@ class Mode(models.TextChoices):
 if tuple(Mode.values) != engine.MODES:  # pragma: no cover - a mode added to the engine only
     raise ImproperlyConfigured(f"games.models.Mode must list the engine's modes {engine.MODES}")
 
+#: The prefix of a mode's bots-ladder key, ``b4-reyes`` (it fits the 8 characters of a mode).
+#: Defined here, below the ladders (rankings), because games reads those ratings too: beside a
+#: bot table's seats, and in the bots' quick play.
+BOTS_PREFIX = "b"
+
+
+def bots_ladder(mode: str) -> str:
+    """The key of `mode`'s bots ladder (docs/bot-api.md, «Ratings»)."""
+    return BOTS_PREFIX + mode
+
 
 class BotLevel(models.TextChoices):
     """How well a bot seat plays (the engine's `bot.LEVELS`), with its name on screen: a bot is
@@ -164,6 +174,16 @@ class Table(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:table", args=[self.pk])
+
+    @property
+    def ratings_ladder(self) -> str:
+        """The ladder whose ratings show beside the seats: the mode's bots ladder at a table that
+        counts for it (started so, or still open and admitting players' bots), else the mode's."""
+        if self.unrated_reason == self.UnratedReason.BOTS or (
+            self.bots_allowed and not self.practice and self.status == self.Status.OPEN
+        ):
+            return bots_ladder(self.mode)
+        return self.mode
 
     @property
     def is_over(self) -> bool:

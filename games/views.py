@@ -179,7 +179,8 @@ def _waiting_context(request: HttpRequest, table: Table) -> dict[str, Any]:
 def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
     state = player_live.table_page_state(table, request.user)
     people = {row["seat"]: row["user_id"] for row in services.seat_rows(table) if not row["is_bot"]}
-    labels = hooks.ratings((user_id, table.mode) for user_id in people.values())
+    ladder = table.ratings_ladder  # (a game for the bots ladder shows its ratings)
+    labels = hooks.ratings((user_id, ladder) for user_id in people.values())
     context = {
         "table": table,
         # Nobody but bots beside you (a practice, or a table filled with bots): nobody to
@@ -199,9 +200,9 @@ def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
         ),
         # The names on the felt show each person's rating (ratings do not change during a game).
         "seat_ratings": {
-            seat: str(labels[(user_id, table.mode)])
+            seat: str(labels[(user_id, ladder)])
             for seat, user_id in people.items()
-            if (user_id, table.mode) in labels
+            if (user_id, ladder) in labels
         },
         # The live table draws cards in JavaScript: give it every card's image and name (in the
         # active language) so no text or URL is built there.

@@ -198,6 +198,9 @@ BOT_ACCOUNTS_PER_OWNER = env_int("BOT_ACCOUNTS_PER_OWNER", 3, minimum=0)
 BOT_TOKENS_PER_ACCOUNT = env_int("BOT_TOKENS_PER_ACCOUNT", 5, minimum=1)
 # How long a bot account has to answer a challenge («Retar», docs/bot-api.md).
 BOT_CHALLENGE_SECONDS = env_int("BOT_CHALLENGE_SECONDS", 120, minimum=10)
+# A bot account waiting in the bots' quick play keeps its place this long after it last asked
+# how its wait goes (GET /api/bot/cola/): a program that stopped asking has left.
+BOT_QUEUE_HOLD_SECONDS = env_int("BOT_QUEUE_HOLD_SECONDS", 30, minimum=5)
 # How often the lobby's lists are rendered and what changed pushed to its sockets (games.push_lobby).
 MUS_LOBBY_SECONDS = env_int("MUS_LOBBY_SECONDS", 2, minimum=1)
 # A change of the games in play, their scores or who is online alone is pushed to the lobby at most

@@ -22,17 +22,13 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from accounts import names
-from games.models import Mode
+from games.models import BOTS_PREFIX, Mode, bots_ladder
 
 from . import elo
 
 #: ``hidden_until`` of a player hidden for good (a ban without end, a deactivated account that
 #: was not closed by its player).
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
-
-
-#: The prefix of a bots ladder's key: ``b4-reyes`` (it fits the 8 characters of a mode).
-BOTS_PREFIX = "b"
 
 
 class Ladder(models.TextChoices):
@@ -42,11 +38,6 @@ class Ladder(models.TextChoices):
     OCHO_REYES = Mode.OCHO_REYES.value, Mode.OCHO_REYES.label
     BOTS_CUATRO_REYES = BOTS_PREFIX + Mode.CUATRO_REYES.value, _("Bots · 4 reyes")
     BOTS_OCHO_REYES = BOTS_PREFIX + Mode.OCHO_REYES.value, _("Bots · 8 reyes")
-
-
-def bots_ladder(mode: str) -> str:
-    """The bots ladder of a mode."""
-    return BOTS_PREFIX + mode
 
 
 def is_bots_ladder(ladder: str) -> bool:

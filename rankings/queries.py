@@ -148,7 +148,8 @@ def leaderboard(
     ids = ladder.order_by("-rating", "id").values("id")[offset : offset + LEADERBOARD_PAGE + 1]
     qs = (
         PlayerRating.objects.filter(id__in=ids)
-        .select_related("user")
+        # (a player's bot account is marked with its owner's name: in the same query)
+        .select_related("user", "user__bot_owner")
         .only(
             "mode",
             "rating",
@@ -157,6 +158,9 @@ def leaderboard(
             "last_played_at",
             "user",
             *(f"user__{f}" for f in USER_FIELDS),
+            "user__bot_owner",
+            "user__bot_owner__username",
+            "user__bot_owner__display_name",
         )
         .order_by("-rating", "id")
     )

@@ -1,12 +1,12 @@
 """An example bot for the bot API (docs/bot-api.md): it plays random legal moves.
 
     python -m tools.example_bot --url https://barajamos.example --token mus_… [--table ID]
-        [--seat N] [--invitation TOKEN] [--seed N]
+        [--seat N] [--invitation TOKEN] [--quick [MODE]] [--seed N]
 
 It asks who it is (and whether it already sits somewhere), sits at the table given (or at the
-first public table that admits bots), opens the table's WebSocket with its token and plays
-whatever `legal` offers until the game is over, coming back after a dropped connection as a
-browser does. It prints one line per game event it cares about and exits 0 once the game is
+first public table that admits bots; with `--quick`, waits in the bots' quick play until it is
+seated), opens the table's WebSocket with its token and plays whatever `legal` offers until the
+game is over, coming back after a dropped connection as a browser does. It prints one line per game event it cares about and exits 0 once the game is
 `terminada` (1 if it was `cancelada`, 2 if it never found a table).
 
 Only the standard library and `websockets`: copy this file and make `choose` clever.
@@ -29,6 +29,9 @@ from websockets.exceptions import ConnectionClosed
 
 #: How long to wait before looking for a table again, and at most between reconnections.
 POLL_SECONDS = 5.0
+#: How often to ask how the wait in quick play goes: well within the time the queue holds a
+#: place without asking (`hold_seconds`), and quick enough to reach the table in time once seated.
+QUICK_POLL_SECONDS = 2.0
 
 
 class Api:
@@ -93,6 +96,27 @@ def find_table(api: Api, table: int | None, seat: int | None, invitation: str | 
         return wanted
 
 
+def quick_table(api: Api, mode: str) -> int:
+    """The table quick play seats this bot at (with three other bots): it joins the queue and
+    asks until it has one, joining again if the queue let it go."""
+    me = api.call("GET", "/api/bot/cuenta/")
+    if me["table"] is not None:
+        return int(me["table"]["id"])
+    answer = api.call("POST", "/api/bot/cola/entrar/", {"mode": mode})
+    print(f"waiting in quick play ({mode})", flush=True)
+    try:
+        while answer["table"] is None:
+            time.sleep(QUICK_POLL_SECONDS)
+            answer = api.call("GET", "/api/bot/cola/")
+            if not answer["queued"] and answer["table"] is None:
+                answer = api.call("POST", "/api/bot/cola/entrar/", {"mode": mode})
+    except KeyboardInterrupt:
+        api.call("POST", "/api/bot/cola/salir/")  # (leaving once seated would be a dodge)
+        raise
+    print(f"quick play: table {answer['table']['id']}, seat {answer['table']['seat']}", flush=True)
+    return int(answer["table"]["id"])
+
+
 async def play(url: str, token: str, table_id: int, rng: random.Random) -> dict[str, Any]:
     """Play at the table until its game is over: the last `state`."""
     ws_url = url.rstrip("/").replace("http://", "ws://").replace("https://", "wss://")
@@ -134,11 +158,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", type=int)
     parser.add_argument("--seat", type=int)
     parser.add_argument("--invitation")
+    parser.add_argument("--quick", nargs="?", const="4-reyes", metavar="MODE")
     parser.add_argument("--seed", type=int)
     args = parser.parse_args(argv)
     api = Api(args.url, args.token)
     try:
-        table_id = find_table(api, args.table, args.seat, args.invitation)
+        if args.quick:
+            table_id = quick_table(api, args.quick)
+        else:
+            table_id = find_table(api, args.table, args.seat, args.invitation)
     except RuntimeError as exc:
         print(exc, flush=True)
         return 2

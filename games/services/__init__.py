@@ -11,7 +11,8 @@ apps call these functions and nothing below them.
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
-- `queue`: quick play (the pure matcher is `games.matchmaking`); `invitations`: inviting a
+- `queue`: quick play (the pure matcher is `games.matchmaking`; players' bots wait apart, through
+  `bot_queue`, beside the rest of the bot API, `bot_api`); `invitations`: inviting a
   friend to your table or to be your partner; `notify`: messages to a player's every page.
 - `storage` (loading, the game cache, compare-and-set), `turns`, `groups`, `adb` and `errors` are
   the layer underneath.

@@ -1,6 +1,7 @@
 """What players' bot accounts do through the bot API (docs/bot-api.md): be admitted by a token
-(with its rate limits), find the tables that admit them, sit and stand. Playing is the table
-socket's, the same messages and rules as a person's.
+(with its rate limits), find the tables that admit them, sit and stand, answer challenges, wait
+in their quick play (`bot_queue`). Playing is the table socket's, the same messages and rules as
+a person's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from accounts.models import BotToken, User
 
 from ..models import Table
 from ..socket_codes import CLOSE_NOT_LOGGED_IN, CLOSE_RATE_LIMITED
-from . import invitations, ratelimit, tables
+from . import bot_queue, invitations, ratelimit, tables
 from .errors import ServiceError
 from .storage import live_seat_of, seat_number, seat_rows
 
@@ -133,3 +134,15 @@ def accept(bot: User, invitation_id: int) -> dict[str, Any]:
 
 def decline(bot: User, invitation_id: int) -> None:
     invitations.decline(bot, invitation_id)
+
+
+def quick_play(bot: User) -> dict[str, Any]:
+    """The bot's quick play: `queued` (how its wait goes, its place held by this asking) and
+    `table` (where it sits now, as `whoami` says: where quick play seated it)."""
+    waiting = bot_queue.status(bot)
+    return {"queued": waiting is not None, **(waiting or {}), "table": whoami(bot)["table"]}
+
+
+def join_quick_play(bot: User, mode: Any) -> dict[str, Any]:
+    bot_queue.join(bot, mode if isinstance(mode, str) else "")
+    return quick_play(bot)

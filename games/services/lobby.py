@@ -77,9 +77,9 @@ def public_tables(status: str, limit: int) -> list[Table]:
 
 def table_cards(*lists: list[Table]) -> list[list[dict[str, Any]]]:
     """Each table as its card shows it: seats in order, each seated person with their rating in
-    the table's mode (everybody's in one call), and how many are watching a game in play."""
+    the table's ladder (everybody's in one call), and how many are watching a game in play."""
     ratings = hooks.ratings(
-        (seat.user_id, table.mode)
+        (seat.user_id, table.ratings_ladder)
         for tables in lists
         for table in tables
         for seat in table.seats.all()
@@ -112,7 +112,7 @@ def _card(table: Table, ratings: Any, watching: int = 0) -> dict[str, Any]:
     seats: list[Seat | None] = [None, None, None, None]
     for seat in table.seats.all():
         seats[seat.seat] = seat
-        seat.rating = ratings.get((seat.user_id, table.mode))
+        seat.rating = ratings.get((seat.user_id, table.ratings_ladder))
     scores = [*(table.scores or []), 0, 0]
     return {
         "table": table,

@@ -26,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import groupby
 from typing import Any
 
 from django.conf import settings
@@ -114,9 +115,9 @@ def dodge_message(end: datetime) -> str:
     ) % {"n": n}
 
 
-def refusal(user: User) -> ServiceError | None:
-    """Why `user` may not wait for quick play now (None: they may)."""
-    if user.is_bot or user.is_bot_account:
+def refusal(user: User, *, bots: bool = False) -> ServiceError | None:
+    """Why `user` may not wait for quick play now (None: they may); `bots`: in the bots' pool."""
+    if not bots and (user.is_bot or user.is_bot_account):  # (theirs is `bot_queue`)
         return ServiceError("bot", _("Los bots no hacen cola."))
     if user.is_banned or not user.is_active:
         return ServiceError("banned", _("Tu cuenta está suspendida: no puedes jugar."))
@@ -305,6 +306,7 @@ class _Row:
     rating: float
     sockets: int
     gone_at: datetime | None
+    bot_owner: int | None  # (a player's bot account waits in the bots' pool: `bot_queue`)
 
 
 def _present(row: _Row, now: datetime) -> bool:
@@ -327,16 +329,15 @@ def match_locked(now: datetime, rng: Any = None) -> dict[int, Table]:
                 "rating",
                 "sockets",
                 "gone_at",
+                "user__bot_owner",
             )
         ]
-        by_entry: dict[int, list[_Row]] = defaultdict(list)
-        for row in rows:
-            by_entry[row.entry].append(row)
-        by_mode: dict[str, list[matchmaking.Waiting]] = defaultdict(list)
+        by_entry = {key: list(group) for key, group in groupby(rows, lambda r: r.entry)}
+        by_pool: dict[tuple[str, bool], list[matchmaking.Waiting]] = defaultdict(list)
         for key, members in by_entry.items():
             if all(_present(r, now) for r in members):
-                first = members[0]
-                by_mode[first.mode].append(
+                first = members[0]  # (a pool: people, or players' bot accounts: `bot_queue`)
+                by_pool[first.mode, first.bot_owner is not None].append(
                     matchmaking.Waiting(
                         key,
                         tuple(r.user for r in members),
@@ -347,9 +348,9 @@ def match_locked(now: datetime, rng: Any = None) -> dict[int, Table]:
         # Nobody sits with a player they blocked, or who blocked them.
         apart = relations.blocked_pairs([r.user for r in rows]) if rows else set()
         refused = False
-        for mode, entries in by_mode.items():
+        for (mode, of_bots), entries in by_pool.items():
             for found in matchmaking.match(entries, now.timestamp(), apart=apart):
-                table = _seat(found, mode, rng)
+                table = _seat(found, mode, rng, of_bots)
                 if table is None:
                     refused = True
                     continue
@@ -360,18 +361,18 @@ def match_locked(now: datetime, rng: Any = None) -> dict[int, Table]:
     return seated
 
 
-def _seat(found: matchmaking.Match, mode: str, rng: Any) -> Table | None:
-    """Sit the four of `found` at a new table and take their entries out of the queue. None if
-    one of them may not play now: they leave the queue, told why (their partner too)."""
+def _seat(found: matchmaking.Match, mode: str, rng: Any, of_bots: bool) -> Table | None:
+    """Sit the four of `found` (`of_bots`: bot accounts) at a new table and take their entries out
+    of the queue. None if one may not play now: they leave the queue, told why (a partner too)."""
     users = User.objects.in_bulk(found.seats)
     try:
         with transaction.atomic():
-            table = tables.seat_four([users[pk] for pk in found.seats], mode, rng)
+            table = tables.seat_four([users[pk] for pk in found.seats], mode, rng, bots=of_bots)
     except ServiceError:
         refused = {}
         for pk, user in users.items():
             with override(user.language or "es"):  # (the message is made in their language)
-                error = refusal(user)
+                error = refusal(user, bots=of_bots)
             if error is not None:
                 refused[pk] = error
         if not refused:  # pragma: no cover - a race the next round settles
@@ -408,8 +409,7 @@ def complete_with_bots(user: User, rng: Any = None) -> Table:
                 "too_soon", _("Espera un poco: quizá llegue alguien. Los bots, en unos segundos.")
             )
         players = sorted(User.objects.filter(queued__entry=entry), key=lambda u: u.pk != user.pk)
-        entry.delete()
-        size_changed(entry.mode)
+        _remove(entry, reason=None)
         table = bots.start_with_bots(players, entry.mode, rng)
         url = reverse("games:table", args=[table.pk])
         for player in players:

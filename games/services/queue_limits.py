@@ -40,8 +40,8 @@ def check_join_rate(user: User) -> None:
 
 
 def waiting(mode: str) -> int:
-    """How many players wait for a table of `mode`."""
-    return QueuedPlayer.objects.filter(entry__mode=mode).count()
+    """How many people wait for a table of `mode` (players' bots wait apart: `bot_queue`)."""
+    return QueuedPlayer.objects.filter(entry__mode=mode, user__bot_owner__isnull=True).count()
 
 
 def size_changed(mode: str) -> None:

@@ -51,7 +51,7 @@ def create_table(
     if not practice:  # bots mind nobody's past: a suspended player may still practise
         abandonment.check_may_sit(user)
         hooks.check_may_sit(user)
-    if user.is_bot_account:
+    if user.is_bot_account and not (quick and bots_allowed):  # (the bots' quick play seats them)
         raise _no_bot_accounts()
     if live_seat_of(user) is not None:
         raise _already_seated()
@@ -303,15 +303,16 @@ def _away_text(names: list[str]) -> str:
     ) % {"names": ", ".join(names)}
 
 
-def seat_four(players: Sequence[User], mode: str, rng: Any = None) -> Table:
+def seat_four(players: Sequence[User], mode: str, rng: Any = None, *, bots: bool = False) -> Table:
     """Quick play's table: `players[i]` at seat i (0+2 and 1+3 are partners), public and rated,
     dealt at once. It is made the way four people would make it by hand (the first creates it,
     the others sit, the first starts it), so every rule of sitting and starting applies; all or
-    nothing: a refusal leaves no table behind."""
+    nothing: a refusal leaves no table behind. The bots' quick play (`bots`: four players' bot
+    accounts) makes a table that admits them, which counts for the bots ladder instead."""
     if len(players) != 4:
         raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
     with transaction.atomic():
-        table = create_table(players[0], mode, quick=True)
+        table = create_table(players[0], mode, quick=True, bots_allowed=bots)
         for seat, user in enumerate(players[1:], start=1):
             take_seat(user, table.pk, seat)
         return start_game(players[0], table.pk, rng, by_hand=False)

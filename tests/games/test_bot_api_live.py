@@ -1,5 +1,6 @@
 """The example bot (tools/example_bot.py) through the real stack: daphne, a Celery worker for the
-site's bots and the clock, and a person at the same table (issue #36, docs/bot-api.md)."""
+site's bots and the clock, and a person at the same table; or four of them from the bots' quick
+play (issue #36, docs/bot-api.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from websockets.sync.client import connect
 from accounts import bot_accounts
 from accounts.models import User
 from games import services
-from games.models import Seat, Table
+from games.models import QueueDodge, Seat, Table
+from rankings.models import PlayerRating
 from tests.factories import make_user, session_cookie
 from tests.live import ROOT, celery_worker, child_env, daphne_server, wait_until
 from tests.sockets import leaked_cards
@@ -85,3 +87,45 @@ def test_the_example_bot_plays_a_whole_game_against_a_person_and_the_sites_bots(
     table.refresh_from_db()
     assert table.status == Table.Status.FINISHED and not table.rated
     assert [s["bot_of"] for s in final["seats"]] == [None, None, "dueña", None]
+
+
+def example_bot(base: str, raw: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tools.example_bot", "--url", base, "--token", raw, *args],
+        cwd=ROOT,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_four_example_bots_play_a_quick_game_for_the_bots_ladder() -> None:
+    """`--quick`: four programs wait in the bots' quick play, are seated together by it, learn
+    their table by asking, come to it in time and play it to the end; it is rated on the bots
+    ladder (the worker rates it), and on no people's ladder."""
+    owners = [make_user("dueña"), make_user("dueño")]
+    raws = []
+    for i in range(4):
+        bot = bot_accounts.create_bot_account(owners[i % 2], f"Trasto{i}")
+        raws.append(bot_accounts.issue_token(bot)[1])
+    fast = {"MUS_BOT_DELAY_MS": "10"}
+    with celery_worker(beat=True, **fast), daphne_server(**fast) as (base, _proc):
+        examples = [
+            example_bot(base, raw, "--quick", "4-reyes", "--seed", str(i))
+            for i, raw in enumerate(raws)
+        ]
+        try:
+            outputs = [example.communicate(timeout=300)[0] for example in examples]
+            table = Table.objects.get()
+            wait_until(lambda: PlayerRating.objects.filter(mode="b4-reyes").count() == 4)
+        finally:
+            for example in examples:
+                example.kill()
+    for example, output in zip(examples, outputs, strict=True):
+        assert example.returncode == 0, output
+        assert "waiting in quick play (4-reyes)" in output and f"table {table.pk}" in output
+    assert table.status == Table.Status.FINISHED and table.quick and not table.rated
+    assert table.unrated_reason == Table.UnratedReason.BOTS
+    assert not PlayerRating.objects.exclude(mode="b4-reyes").exists()
+    assert not QueueDodge.objects.exists()

@@ -17,6 +17,7 @@ from accounts.models import User
 from games import services
 from games.models import Abandonment, Seat, Table
 from games.services import bots as site_bots
+from games.services import lobby
 from rankings.models import Acquaintance, PlayerRating, RatedGame, RatingBucket, RatingChange
 from rankings.recompute import recompute
 from tests.factories import establish, login, play_out, seat_all, start_seated, started_table
@@ -182,3 +183,31 @@ def test_a_table_that_admits_bots_says_it_counts_for_the_bots_ladder_only(
     start_seated(four[0], table)
     page = client.get(f"/mesas/{table.pk}/").content.decode()
     assert "Cuenta solo para el ranking de bots." in page
+
+
+def test_a_bots_ladder_table_shows_the_bots_ladder_ratings_beside_its_seats(
+    players: Callable[[int], list[User]],
+) -> None:
+    four = with_a_bot(players)
+    others = players(4)
+    for person in (four[0], others[0]):
+        PlayerRating.objects.create(user=person, mode="4-reyes", rating=1777, games=40)
+        PlayerRating.objects.create(user=person, mode=BOTS, rating=1234, games=40)
+    waiting = seat_all(four, bots_allowed=True)
+    assert lobby.table_cards([waiting])[0][0]["seats"][0].rating.rating == 1234
+    started = start_seated(four[0], waiting)
+    assert lobby.table_cards([started])[0][0]["seats"][0].rating.rating == 1234
+    page = login(four[0]).get(f"/mesas/{started.pk}/").content.decode()
+    assert '"0": "1234"' in page and "1777" not in page
+    friendly = seat_all(others)  # a people's table: their people's rating
+    assert lobby.table_cards([friendly])[0][0]["seats"][0].rating.rating == 1777
+
+
+def test_the_leaderboard_marks_a_bot_account_with_its_owners_name(
+    players: Callable[[int], list[User]], played: Play
+) -> None:
+    four = with_a_bot(players)
+    bot_game(four, played)
+    board = Client().get("/ranking/?modo=b4-reyes").content.decode()
+    assert 'class="badge bot-of">bot de <bdi>jug0</bdi></span>' in board
+    assert board.count("bot-of") == 1  # the people beside it are not marked
