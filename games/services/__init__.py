@@ -4,10 +4,11 @@ apps call these functions and nothing below them.
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
   rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
-  cancelling a game.
+- `play` (with the pure planning of `moves`): the one move pipeline, cancelling a game.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
-- `clockwork`: after an outage, the clocks move on by the time lost (nobody is charged for it).
+- `clock`: the turn clock's facts (the pure value is `games.clock.TurnClock`); `clockwork`:
+  what runs it (the clock's defaults for overdue turns; after an outage, the clocks move on by
+  the time lost: nobody is charged for it).
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
@@ -24,6 +25,7 @@ from . import clockwork, invitations, lobby, queue
 from .abandonment import check_may_sit, suspended_until
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
+from .clockwork import play_defaults
 from .connections import (
     beat,
     cancel_if_abandoned,
@@ -35,7 +37,7 @@ from .connections import (
 from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name, release_channel
 from .moves import Outcome, step_key
-from .play import act, act_async, apply_action, cancel_game, play_defaults
+from .play import act, act_async, apply_action, cancel_game
 from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
 from .storage import game_of, live_seat_of, load_table, seat_number, seat_rows
 from .tables import (
