@@ -56,9 +56,10 @@ def clock_of(
     seats: dict[int, SeatClock] = {}
     if table is not None:
         for row in seat_rows(table):
-            seats[row["seat"]] = SeatClock(
-                away_seconds=row["away_seconds"], away_until=_iso(row["away_until"])
-            )
+            # Built on every move and every state: a seat never away has nothing to tell (the
+            # value's default), and most seats of most games never are.
+            if row["away_until"] is not None or row["away_seconds"]:
+                seats[row["seat"]] = SeatClock(row["away_seconds"], None, _iso(row["away_until"]))
     if seat is not None:
         seats[seat.seat] = _facts(seat)
     return TurnClock(
