@@ -117,7 +117,7 @@ class Table(models.Model):
         _("enlace de invitación"), max_length=32, unique=True, default=new_invite_token
     )
     # The turn clock of this table when it is not the site's (`MUS_TURN_SECONDS`): a tournament
-    # chooses its own (`services.moves.turn_seconds`).
+    # chooses its own (`services.clock.turn_seconds`).
     turn_seconds = models.PositiveSmallIntegerField(_("segundos por turno"), null=True, blank=True)
     status = models.CharField(
         _("estado"), max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True

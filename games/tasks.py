@@ -8,7 +8,6 @@ from celery import shared_task
 from celery.signals import task_failure
 from django.utils import timezone
 
-from .models import Table
 from .services import (
     OUTAGES,
     cancel_if_abandoned,
@@ -19,7 +18,6 @@ from .services import (
     lobby,
     overdue_seats,
     play_bot_turn,
-    play_defaults,
     queue,
     queue_limits,
     reap_silent_processes,
@@ -48,11 +46,7 @@ def sweep_deadlines() -> int:
     clockwork.catch_up()
     done = queue.reap_silent_sockets() + reap_silent_processes()
     now = timezone.now()
-    overdue = Table.objects.filter(status=Table.Status.PLAYING, deadline__lt=now).values_list(
-        "pk", "version"
-    )
-    for table_id, version in overdue[:SWEEP_BATCH]:
-        done += play_defaults(table_id, version)
+    done += clockwork.play_overdue_turns(now, SWEEP_BATCH)
     abandoned = overdue_seats(now).values_list("table_id", flat=True).distinct()
     for table_id in abandoned[:SWEEP_BATCH]:
         done += int(cancel_if_abandoned(table_id))

@@ -4,10 +4,11 @@ apps call these functions and nothing below them.
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
   rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
-  cancelling a game.
+- `play` (with the pure planning of `moves`): the one move pipeline, cancelling a game.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
-- `clockwork`: after an outage, the clocks move on by the time lost (nobody is charged for it).
+- `clock`: the turn clock's facts (the pure value is `games.clock.TurnClock`); `clockwork`:
+  what runs it (the clock's defaults for overdue turns; after an outage, the clocks move on by
+  the time lost: nobody is charged for it).
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
@@ -44,7 +45,7 @@ from . import clockwork, invitations, live, lobby, player_live, queue
 from .abandonment import check_may_sit, suspended_until, suspension_message
 from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
-from .clockwork import record_outage
+from .clockwork import play_defaults, record_outage
 from .connections import (
     beat,
     cancel_if_abandoned,
@@ -60,7 +61,7 @@ from .invitations import check_rate as check_invitation_rate
 from .invitations import expire as expire_invitations
 from .moves import Outcome, step_key
 from .notify import queue_group, tell
-from .play import act, act_async, apply_action, cancel_game, play_defaults
+from .play import act, act_async, apply_action, cancel_game
 from .queue import join as join_queue
 from .queue import leave as leave_queue
 from .queue import reap_silent_sockets as reap_queue_sockets

@@ -1,12 +1,15 @@
-"""Nobody is charged for an outage (docs/deploy.md, «Caídas»).
+"""What runs the turn clock: the sweep that plays out overdue turns, and, after an outage, the
+catch-up by which nobody is charged for it (docs/deploy.md, «Caídas»). What a clock is, and its
+rules, are `games.clock.TurnClock`'s; where its facts are stored, `services.clock`'s.
 
 The turn clocks and the reconnection windows are deadlines in the database, played out by the
-sweep Celery beat runs every second. While PostgreSQL, Redis, the worker or beat is down no sweep
-runs, but the deadlines keep running out: a player would lose their turn, or their seat, to the
-server. So every sweep first notes when it ran (`SweepMark`); one that finds a gap that only an
-outage leaves moves every clock of the games in play on by the time lost before it plays out
-anything, gives every server process a full timeout to beat again (presence is rebuilt from
-heartbeats, not trusted from before) and sends every table in play its state again.
+sweep Celery beat runs every second (`play_overdue_turns`: the safe defaults of docs/rules.md
+§8.2, `play_defaults`). While PostgreSQL, Redis, the worker or beat is down no sweep runs, but the
+deadlines keep running out: a player would lose their turn, or their seat, to the server. So
+every sweep first notes when it ran (`SweepMark`); one that finds a gap that only an outage
+leaves moves every clock of the games in play on by the time lost before it plays out anything
+(`TurnClock.shifted`), gives every server process a full timeout to beat again (presence is
+rebuilt from heartbeats, not trusted from before) and sends every table in play its state again.
 
 Which gaps are an outage: a busy worker alone leaves 3-12 s between sweeps (the sweep's message
 expires while the worker runs other tasks), and moving every clock on then would only slow the
@@ -25,13 +28,19 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
-from django.db.models.functions import Greatest, Least
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from ..models import Seat, ServerProcess, SweepMark, Table
-from .errors import OUTAGES
+from .. import engine
+from ..models import ServerProcess, SweepMark, Table
+from .clock import clock_in_play, clock_of, shift_all
+from .errors import OUTAGES, Conflict
 from .groups import batched
+from .moves import plan_game
+from .play import commit
 from .state import broadcast
+from .storage import game_of, load_table
+from .turns import bot_seats, decide
 
 log = logging.getLogger(__name__)
 
@@ -92,22 +101,11 @@ def catch_up(now: datetime | None = None) -> float:
             _outage_seen = False
             return 0.0
         lost = gap - settings.MUS_SWEEP_SECONDS
-        shift = timedelta(seconds=lost)
-        playing = Table.objects.filter(status=Table.Status.PLAYING)
-        moved = playing.filter(deadline__isnull=False).update(deadline=F("deadline") + shift)
-        Seat.objects.filter(table__in=playing, disconnected_at__isnull=False).update(
-            # The time away counted when the player comes back leaves the outage out (and is
-            # never negative, for a seat that started waiting during the outage).
-            disconnected_at=Least(F("disconnected_at") + shift, now),
-            reconnect_deadline=F("reconnect_deadline") + shift,
-        )
-        # Nor a seat at a table that has not started (`tables.free_away_seats`).
-        Seat.objects.filter(table__status=Table.Status.OPEN, disconnected_at__isnull=False).update(
-            disconnected_at=Least(F("disconnected_at") + shift, now)
-        )
+        moved = shift_all(timedelta(seconds=lost), now)
         # Every server process beats again within its timeout from now, or its sockets are
         # dropped: what was known of them before the outage is not trusted.
         ServerProcess.objects.update(beat_at=Greatest(F("beat_at"), now))
+        playing = Table.objects.filter(status=Table.Status.PLAYING)
         table_ids = list(playing.values_list("pk", flat=True))
     _outage_seen = False
     log.warning(
@@ -125,3 +123,65 @@ def _send_again(table_ids: list[int]) -> None:
     """Every table in play its state again: clocks moved, and messages may have been lost."""
     for table_id in table_ids:
         broadcast(table_id)
+
+
+# --------------------------------------------------------------------------------------------
+# The sweep of turns.
+# --------------------------------------------------------------------------------------------
+def play_overdue_turns(now: datetime, limit: int) -> int:
+    """Play the safe defaults at (up to `limit`) games in play whose clock ran out before `now`;
+    returns how many actions were played."""
+    overdue = Table.objects.filter(status=Table.Status.PLAYING, deadline__lt=now).values_list(
+        "pk", "version"
+    )
+    return sum(play_defaults(table_id, version) for table_id, version in overdue[:limit])
+
+
+def play_defaults(table_id: int, version: int | None = None) -> int:
+    """The turn clock ran out: play docs/rules.md §8.2's safe default for every seat still to act.
+
+    Guarded by the version (a sweep for an old turn does nothing) and by the stored deadline (a
+    sweep that runs early does nothing), so running it twice is harmless. Seats whose player is
+    away have their clock stopped (§8.3) and are skipped; at the recuento, the next hand is dealt.
+    """
+    table = load_table(table_id)
+    if table is None or table.status != Table.Status.PLAYING:
+        return 0
+    if version is not None and table.version != version:
+        return 0
+    if not clock_of(table).ran_out(timezone.now()):
+        return 0
+    game = first = game_of(table)
+    if game is None:
+        return 0
+    if game.phase == "recuento":
+        # Time is up for «Seguir»: the next hand comes, whoever has not pressed it.
+        game = engine.apply(game, engine.Action(game.mano, "repartir"))
+        played = 1
+    else:
+        game, played = _stand_ins(table, game)
+    if not played:
+        return 0
+    try:
+        commit(plan_game(table, game, first))
+    except Conflict:
+        return 0  # somebody acted at the last moment: their action wins
+    return played
+
+
+def _stand_ins(table: Table, game: engine.Game) -> tuple[engine.Game, int]:
+    """Every present seat still to act plays what the table plays for it: a bot its own choice,
+    a person the safe default of docs/rules.md §8.2, marked as played by the clock."""
+    bots = bot_seats(table)
+    played = 0
+    for seat in clock_in_play(table).plays_for():
+        action = decide(game, seat) if seat in bots else engine.default_action(game, seat)
+        try:
+            game = engine.apply(game, action)
+        except engine.IllegalAction:  # pragma: no cover - default_action is always legal
+            log.exception("default action refused on table %s", table.pk)
+            continue
+        if seat not in bots:
+            game.mark_clock()
+        played += 1
+    return game, played

@@ -13,7 +13,8 @@ died with their server is waiting within seconds like one who closed the tab.
 
 A seat waits for its player with a budget for the whole game (`Seat.away_seconds` spent so far,
 `Seat.reconnect_deadline` while away), and its turn clock is stopped while it waits
-(`Seat.clock_left`): coming back resumes the seconds it had, never a fresh clock.
+(`Seat.clock_left`): coming back resumes the seconds it had, never a fresh clock. Those rules
+are the turn clock's (`games.clock.TurnClock`, its facts written by `services.clock`).
 """
 
 from __future__ import annotations
@@ -35,14 +36,12 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import Connection, Seat, ServerProcess, Table
-from . import abandonment, adb, presence
+from . import abandonment, adb, clock, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
-from .moves import turn_seconds
 from .play import cancel_game
 from .state import ONLOOKER, audience, broadcast
-from .storage import game_of, load_table
-from .turns import to_act
+from .storage import load_table
 
 #: This server process, as its sockets' rows name it.
 PROCESS = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"[:64]
@@ -195,23 +194,9 @@ def _recount(table_id: int, user_id: int) -> bool:
         verdict = _verdict(before, count, away, waits)
         if verdict == TRANSITION:
             seat = Seat.objects.select_related("table", "user").get(pk=seat_id)
-            if away:
-                _come_back(seat, now)
-                seat.save(update_fields=_COME_BACK_FIELDS)
-            else:
-                _go_away(seat, now)
-                seat.save(update_fields=_GO_AWAY_FIELDS)
+            changed = clock.come_back(seat, now) if away else clock.go_away(seat, now)
+            seat.save(update_fields=changed)
     return verdict != UNCHANGED
-
-
-_COME_BACK_FIELDS = [
-    "disconnected_at",
-    "reconnect_deadline",
-    "away_seconds",
-    "clock_left",
-    "clock_step",
-]
-_GO_AWAY_FIELDS = ["disconnected_at", "reconnect_deadline", "clock_left", "clock_step"]
 
 
 @cache
@@ -266,45 +251,6 @@ def _qn(model: type[Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def budget_left(seat: Seat) -> float:
-    return max(0.0, settings.MUS_RECONNECT_SECONDS - seat.away_seconds)
-
-
-def _go_away(seat: Seat, now: datetime) -> None:
-    """The seat starts waiting: its window is what is left of the budget, its clock stops."""
-    seat.disconnected_at = now
-    seat.reconnect_deadline = now + timedelta(seconds=budget_left(seat))
-    table = load_table(seat.table_id)
-    game = None if table is None else game_of(table)
-    if table is None or game is None or seat.seat not in to_act(table, game):
-        seat.clock_left = seat.clock_step = None
-        return
-    deadline = table.deadline
-    full = float(turn_seconds(table))
-    seat.clock_left = full if deadline is None else max(0.0, (deadline - now).total_seconds())
-    seat.clock_step = table.step_version
-
-
-def _come_back(seat: Seat, now: datetime) -> None:
-    """The player is back: the time away is spent from the budget, and if it is their turn the
-    clock runs again with what it had left (the whole turn if it came while they were away)."""
-    assert seat.disconnected_at is not None
-    seat.away_seconds += (now - seat.disconnected_at).total_seconds()
-    seat.disconnected_at = seat.reconnect_deadline = None
-    table = load_table(seat.table_id)
-    game = None if table is None else game_of(table)
-    if table is not None and game is not None and seat.seat in to_act(table, game):
-        same_step = seat.clock_step == table.step_version and seat.clock_left is not None
-        left = seat.clock_left if same_step else float(turn_seconds(table))
-        deadline = now + timedelta(seconds=left or 0)
-        if table.deadline is not None and table.deadline > deadline:
-            deadline = table.deadline  # others still on the clock in this step keep theirs
-        # Not a new version: the clock is not part of the game; a move made meanwhile set its
-        # own deadline and wins.
-        Table.objects.filter(pk=table.pk, version=table.version).update(deadline=deadline)
-    seat.clock_left = seat.clock_step = None
-
-
 def away_before_start(table: Table) -> list[Seat]:
     """The seats of `table` whose player (a person) has no socket open there now: a host may
     not start while one is away (docs/rules.md §8.3)."""
@@ -328,9 +274,7 @@ def mark_absent(table: Table) -> None:
         ).count()
         seat.arrived = bool(seat.connections)
         seat.disconnected_at = None if seat.connections else now
-        seat.reconnect_deadline = (
-            None if seat.connections else now + timedelta(seconds=budget_left(seat))
-        )
+        seat.reconnect_deadline = None if seat.connections else clock.window(seat, now)
         seat.save(update_fields=["connections", "arrived", "disconnected_at", "reconnect_deadline"])
 
 

@@ -9,10 +9,9 @@ event loop, the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -20,9 +19,10 @@ from accounts.models import User
 
 from .. import engine
 from ..models import Table
+from .clock import clock_of
 from .errors import ServiceError, engine_error
 from .storage import game_of, require_seat, require_table, seat_rows
-from .turns import away_seats, to_act
+from .turns import to_act
 
 ENDED_PHASES = ("terminada", "cancelada")
 
@@ -54,22 +54,15 @@ class Outcome:
     phase: str
 
 
-def turn_seconds(table: Table) -> int:
-    """The turn clock of `table` (docs/rules.md §8.2): its own if it has one, else the site's."""
-    return table.turn_seconds or settings.MUS_TURN_SECONDS
-
-
 def deadline_for(table: Table, game: engine.Game) -> datetime | None:
-    """The turn clock of the seats to act, or None when it is stopped: the game is over, or
-    every seat to act is waiting for its player (docs/rules.md §8.3)."""
-    if game.phase in ENDED_PHASES:
-        return None
-    if game.phase == "recuento":  # the next hand comes at the latest then, whoever is away
-        return timezone.now() + timedelta(seconds=settings.MUS_RECUENTO_SECONDS)
-    acting = to_act(table, game)
-    if acting and set(acting) <= away_seats(table):
-        return None
-    return timezone.now() + timedelta(seconds=turn_seconds(table))
+    """When the clock of `game`, the new game at `table` as read, runs out, or None when it is
+    stopped (`TurnClock.next_deadline`, docs/rules.md §8.2-8.3)."""
+    return clock_of(table).next_deadline(
+        timezone.now(),
+        to_act(table, game),
+        over=game.phase in ENDED_PHASES,
+        recuento=game.phase == "recuento",
+    )
 
 
 def step_key(game: engine.Game | None) -> tuple[Any, ...] | None:

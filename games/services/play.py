@@ -30,7 +30,6 @@ from .errors import OUTAGES, Conflict, ServiceError, Unavailable
 from .moves import Outcome, Plan, plan_action, plan_game, plan_move
 from .state import after_commit
 from .storage import cas_landed, compare_and_set, game_of, load_table, remember_game
-from .turns import away_seats, bot_seats, decide, to_act
 
 log = logging.getLogger(__name__)
 
@@ -198,57 +197,6 @@ def start(table: Table, rng: Any = None) -> None:
     commit(
         plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now(), **unrated)
     )
-
-
-def play_defaults(table_id: int, version: int | None = None) -> int:
-    """The turn clock ran out: play docs/rules.md §8.2's safe default for every seat still to act.
-
-    Guarded by the version (a sweep for an old turn does nothing) and by the stored deadline (a
-    sweep that runs early does nothing), so running it twice is harmless. Seats whose player is
-    away have their clock stopped (§8.3) and are skipped; at the recuento, the next hand is dealt.
-    """
-    table = load_table(table_id)
-    if table is None or table.status != Table.Status.PLAYING:
-        return 0
-    if version is not None and table.version != version:
-        return 0
-    if table.deadline is None or table.deadline > timezone.now():
-        return 0
-    game = first = game_of(table)
-    if game is None:
-        return 0
-    if game.phase == "recuento":
-        # Time is up for «Seguir»: the next hand comes, whoever has not pressed it.
-        game = engine.apply(game, engine.Action(game.mano, "repartir"))
-        played = 1
-    else:
-        game, played = _stand_ins(table, game)
-    if not played:
-        return 0
-    try:
-        commit(plan_game(table, game, first))
-    except Conflict:
-        return 0  # somebody acted at the last moment: their action wins
-    return played
-
-
-def _stand_ins(table: Table, game: engine.Game) -> tuple[engine.Game, int]:
-    """Every present seat still to act plays what the table plays for it: a bot its own choice,
-    a person the safe default of docs/rules.md §8.2, marked as played by the clock."""
-    away = away_seats(table)
-    bots = bot_seats(table)
-    played = 0
-    for seat in [s for s in to_act(table, game) if s not in away]:
-        action = decide(game, seat) if seat in bots else engine.default_action(game, seat)
-        try:
-            game = engine.apply(game, action)
-        except engine.IllegalAction:  # pragma: no cover - default_action is always legal
-            log.exception("default action refused on table %s", table.pk)
-            continue
-        if seat not in bots:
-            game.mark_clock()
-        played += 1
-    return game, played
 
 
 def cancel_game(

@@ -15,9 +15,10 @@ from accounts import names
 from accounts.models import User
 
 from .. import engine
+from ..clock import TurnClock
 from ..models import Table
+from .clock import clock_of
 from .groups import group_name, send_group
-from .moves import turn_seconds
 from .storage import dumps, game_of, load_table, seat_number, seat_rows
 from .turns import schedule_bot_turn, to_act
 
@@ -36,17 +37,8 @@ def _iso(moment: Any) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def _budget_left(row: dict[str, Any], now: datetime) -> int:
-    """Whole seconds left of the seat's reconnection budget for this game (docs/rules.md §8.3)."""
-    if row["away_until"] is not None:
-        until = datetime.fromisoformat(row["away_until"])
-        return max(0, round((until - now).total_seconds()))
-    return max(0, round(settings.MUS_RECONNECT_SECONDS - row["away_seconds"]))
-
-
-def seats_info(table: Table) -> list[dict[str, Any] | None]:
+def seats_info(table: Table, clock: TurnClock, now: datetime) -> list[dict[str, Any] | None]:
     seats: list[dict[str, Any] | None] = [None, None, None, None]
-    now = timezone.now()
     for row in seat_rows(table):
         seats[row["seat"]] = {
             "seat": row["seat"],
@@ -61,7 +53,7 @@ def seats_info(table: Table) -> list[dict[str, Any] | None]:
             "host": row["user_id"] == table.host_id,
             "connected": row["connections"] > 0 or row["is_bot"],
             "away_until": row["away_until"],
-            "away_budget": None if row["is_bot"] else _budget_left(row, now),
+            "away_budget": None if row["is_bot"] else clock.away_budget(row["seat"], now),
         }
     return seats
 
@@ -75,7 +67,12 @@ def state_parts(
     built once and, in `state_message`, encoded to JSON once (docs/performance.md).
     """
     game = game_of(table)
-    seats = seats_info(table)
+    phase = table.public_phase if game is None or table.is_over else game.phase
+    acting = [] if game is None or phase == "cancelada" else to_act(table, game)
+    clock = clock_of(table, acting)
+    now = timezone.now()
+    seats = seats_info(table, clock, now)
+    deadline = clock.shown_deadline
     base: dict[str, Any] = {
         "type": "state",
         "v": table.version,
@@ -86,10 +83,12 @@ def state_parts(
         "rated": table.rated,
         "seats": seats,
         "host_seat": next((s["seat"] for s in seats if s and s["host"]), None),
-        "deadline": _iso(table.deadline) if table.deadline else None,
-        "turn_seconds": turn_seconds(table),
+        "deadline": _iso(deadline) if deadline else None,
+        "turn_seconds": clock.turn_seconds,
+        # The whole length of the clock counting down: the recuento's, or a turn.
+        "clock_seconds": clock.step_seconds(phase == "recuento"),
         # The server's clock, so browsers with a wrong clock still count deadlines down right.
-        "now": _iso(timezone.now()),
+        "now": _iso(now),
         "record_url": (
             reverse("game_record", args=[table.pk]) if table.is_over and table.record else None
         ),
@@ -97,7 +96,7 @@ def state_parts(
         "abandoned_seat": table.abandoned_seat,
         # At the recuento: who has pressed «Seguir» (docs/rules.md §8.2).
         "ready": table.ready_seats,
-        "recuento_seconds": settings.MUS_RECUENTO_SECONDS,
+        "recuento_seconds": clock.recuento_seconds,
     }
     yours: dict[str, dict[str, Any] | None] = {}
     if game is None:
@@ -116,8 +115,7 @@ def state_parts(
     common = engine.view(game, None)
     del common["you"]
     common.update(base)
-    common["phase"] = table.public_phase if table.is_over else game.phase
-    acting = [] if common["phase"] == "cancelada" else to_act(table, game)
+    common["phase"] = phase
     common["to_act"] = acting
     for key in keys:
         if key == ONLOOKER:

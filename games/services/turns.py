@@ -38,11 +38,6 @@ def bot_seats(table: Table) -> set[int]:
     return {row["seat"] for row in seat_rows(table) if row["is_bot"]}
 
 
-def away_seats(table: Table) -> set[int]:
-    """Seats whose player is away: their clock is stopped (docs/rules.md §8.3)."""
-    return {row["seat"] for row in seat_rows(table) if row["away_until"] is not None}
-
-
 def decide(
     game: engine.Game,
     seat: int,

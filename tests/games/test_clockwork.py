@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import health, services
+from games.clock import SeatClock, TurnClock
 from games.models import Connection, Seat, ServerProcess, SweepMark, Table
 from games.services import clockwork, connections
 from games.tasks import sweep_deadlines
@@ -202,3 +203,44 @@ def test_the_health_command_prints_the_same_and_fails_when_something_is_down() -
     # No worker in this test: neither the live game's nor the heavy work's answers.
     assert "worker       FAIL" in out.getvalue() and "heavy_worker FAIL" in out.getvalue()
     assert health.report(workers=False)["serving"]
+
+
+def test_the_catch_up_moves_a_tables_stored_clock_as_the_turn_clock_says(
+    four_players: list[User],
+) -> None:
+    """`services.clock.shift_all` (every table in one statement) is `TurnClock.shifted`."""
+    table = started_table(four_players)
+    now = timezone.now()
+    Seat.objects.filter(table=table, seat=1).update(
+        connections=0,
+        disconnected_at=now - timedelta(seconds=50),
+        reconnect_deadline=now + timedelta(seconds=10),
+    )
+    Seat.objects.filter(table=table, seat=2).update(
+        connections=0,
+        disconnected_at=now - timedelta(seconds=3),
+        reconnect_deadline=now + timedelta(seconds=57),
+    )
+    Table.objects.filter(pk=table.pk).update(deadline=now - timedelta(seconds=4))
+
+    def stored() -> Any:
+        seats = Seat.objects.filter(table=table).order_by("seat")
+        return services.load_table(table.pk).deadline, [
+            (s.disconnected_at, s.reconnect_deadline) for s in seats
+        ]
+
+    deadline, seats = stored()
+    before = TurnClock(
+        deadline=deadline,
+        turn_seconds=30,
+        recuento_seconds=15,
+        budget_seconds=60,
+        seats={i: SeatClock(away_since=a, away_until=u) for i, (a, u) in enumerate(seats)},
+    )
+    swept_ago(21)  # MUS_SWEEP_SECONDS (1) more than the time lost
+    lost = clockwork.catch_up(now)
+    assert lost == pytest.approx(20, abs=1)
+    expected = before.shifted(timedelta(seconds=lost), now)
+    deadline, seats = stored()
+    assert deadline == expected.deadline
+    assert seats == [(expected.seat(i).away_since, expected.seat(i).away_until) for i in range(4)]

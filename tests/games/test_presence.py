@@ -196,3 +196,20 @@ def test_a_live_process_that_was_given_up_for_dead_counts_its_sockets_again(
     assert services.beat()  # it notices, and puts its sockets back
     assert [seat_of(table, p).connections for p in four_players] == [1, 1, 1, 1]
     assert not Seat.objects.filter(table=table).exclude(reconnect_deadline=None).exists()
+
+
+@override_settings(MUS_TURN_SECONDS=30, MUS_RECONNECT_SECONDS=60)
+def test_browsers_count_down_no_clock_while_the_seat_to_act_is_away(
+    four_players: list[User],
+) -> None:
+    table = playing(four_players)
+    mano = services.game_of(table).mano
+    watcher = four_players[(mano + 1) % 4]
+    state = services.state_for(table, watcher)
+    assert state["deadline"] is not None and state["clock_seconds"] == 30
+    services.socket_closed(f"start-{table.pk}-{mano}")
+    table.refresh_from_db()
+    assert table.deadline is not None  # stored still: whoever acts first when they are back
+    state = services.state_for(table, watcher)
+    assert state["deadline"] is None  # stopped (docs/rules.md §8.3)
+    assert state["seats"][mano]["away_budget"] == 60

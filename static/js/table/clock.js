@@ -1,6 +1,6 @@
 // The clocks, counted down in the browser against the server's time: the turn's (in the middle
 // and at the seats to act), the seats waiting for a player who dropped out, and the way back to
-// the lobby after a cancelled game.
+// the lobby after a cancelled game. Only shown: every rule of the clock is the server's.
 import { context, root, seatEls, table } from "./context.js";
 import { $, L, el, fmt } from "./format.js";
 
@@ -9,15 +9,13 @@ export function tick() {
   if (!state) return;
   const T = L.table;
   const now = Date.now() + table.skew;
-  const total = (state.phase === "recuento" && state.recuento_seconds) || state.turn_seconds || 30;
+  // The server says which clock counts down and how long it is (games.clock.TurnClock): no
+  // deadline while the clock is stopped (every seat to act is away, or nobody is to act).
+  const total = state.clock_seconds;
   const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
   const left = Number.isFinite(deadline) ? Math.max(0, (deadline - now) / 1000) : null;
   const ctx = context(state);
-  // The clock stops while the players to act are away (docs/rules.md §8.3).
-  const awaySeats = new Set(
-    (state.seats || []).filter((x) => x && x.away_until && !x.connected).map((x) => x.seat),
-  );
-  const running = left !== null && ctx.turn.some((seat) => !awaySeats.has(seat));
+  const running = left !== null;
   const clock = $("clock");
   clock.hidden = !running;
   if (running) {
