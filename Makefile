@@ -16,7 +16,7 @@ lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
-	.venv/bin/mypy games/engine games/matchmaking.py tools
+	.venv/bin/mypy games/engine games/matchmaking.py games/clock.py tools
 
 test: lint
 	@bash scripts/ensure_chromium.sh
