@@ -28,3 +28,18 @@ CLOSE_TRY_AGAIN = 1013
 #: The close for each reason a socket's session stopped signing it in
 #: (`accounts.sockets.session_verdict`).
 CLOSE_FOR_VERDICT = {sockets.SIGNED_OUT: CLOSE_NOT_LOGGED_IN, sockets.BANNED: CLOSE_REFUSED}
+
+
+def browser_module() -> str:
+    """The close codes as the native module the pages' scripts import
+    (``static/js/socket_codes.js``), written by ``scripts/socket_codes_js.py`` and checked
+    against this module by ``tests/site/test_socket_codes_js.py``: the browser never spells a
+    close code itself."""
+    lines = [
+        "// Generated from games/socket_codes.py by scripts/socket_codes_js.py: do not edit.",
+        "// The close codes of the site's WebSockets (docs/protocol.md).",
+    ]
+    for name, value in globals().items():
+        if name.startswith("CLOSE_") and isinstance(value, int):
+            lines.append(f"export const {name} = {value};")
+    return "\n".join(lines) + "\n"

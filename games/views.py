@@ -11,7 +11,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -24,7 +23,7 @@ from .models import DEFAULT_BOT_LEVEL, Abandonment, BotLevel, Mode, Seat, Table
 from .services import chat, fairplay, kicks, player_live, presence
 from .services import lobby as lobby_service
 from .services.abandonment import suspension_message
-from .templatetags.cards import CARD_CODES, card_name
+from .templatetags.cards import card_data
 
 
 @vary_on_headers("HX-Request")
@@ -206,13 +205,7 @@ def _live_table(request: HttpRequest, table: Table) -> HttpResponse:
         },
         # The live table draws cards in JavaScript: give it every card's image and name (in the
         # active language) so no text or URL is built there.
-        "card_data": {
-            "back": static("cards/back.svg"),
-            "cards": {
-                code: {"src": static(f"cards/{code}.svg"), "name": card_name(code)}
-                for code in CARD_CODES
-            },
-        },
+        "card_data": card_data(),
     }
     return render(request, "games/table.html", context)
 

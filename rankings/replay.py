@@ -3,9 +3,14 @@
 The game page shows one step at a time (``?mano=<n>&paso=<k>``: hand n, after its k-th action,
 with every hand face up), what was said in that hand so far and the lances reached so far, as
 the table showed them then: a lance the cards decide says who won it only at the recuento, and
-the recuento spells out what each lance's tantos are made of (the engine's ``breakdown``). The
-words are the live table's (``games.labels``). Each page replays the record once up to the step,
-and once whole for the per-hand results.
+the recuento spells out what each lance's tantos are made of (the engine's ``breakdown``).
+
+The table itself is drawn by the live table's own renderer (``static/js/table/felt.js`` and
+``center.js``, through ``rankings/replay.js``) from ``Step.state``: the spectator's view of the
+engine at that step, the message an onlooker's socket gets, with every hand face up as at the
+recuento and nothing else of the record. The words of the list of what was said are the live
+table's (``games.labels``). Each page replays the record once up to the step, and once whole
+for the per-hand results.
 """
 
 from __future__ import annotations
@@ -34,24 +39,36 @@ class Step:
     said: list[dict[str, Any]]
     scores: list[int]
     phase: str
-    phase_label: str
-    lance: str | None
-    lance_label: str | None
     mano: int
     to_act: list[int]
-    bet: dict[str, Any] | None
+    #: What the table's renderer draws at this step (``replay_state``).
+    state: dict[str, Any]
     lances: list[dict[str, Any]] = field(default_factory=list)
     deal_mano: int | None = None
 
     @property
-    def postre(self) -> int:
-        """The seat that speaks last: the one before the mano."""
-        return (self.mano + 3) % 4
-
-    @property
     def shown(self) -> bool:
         """The hand has reached its recuento (or ended): every lance's outcome is known."""
-        return self.phase in ("recuento", "terminada", "cancelada")
+        return self.phase in SHOWN
+
+
+#: The phases in which the table shows every hand and every lance's outcome.
+SHOWN = ("recuento", "terminada", "cancelada")
+
+
+def replay_state(game: engine.Game) -> dict[str, Any]:
+    """The state the live table's renderer draws for a step of the replay: what an onlooker's
+    socket got at that moment (``engine.view(game, None)``: no hand, no discard, no vote of a
+    round in progress) with every hand face up, as the replay has always shown them. Nobody
+    is to act at the recuento (nobody presses «Seguir» in a replay)."""
+    seen = engine.view(game, None)
+    for key in ("you", "history"):  # nobody's own part; the earlier hands are elsewhere
+        seen.pop(key, None)
+    seen["hands"] = [game.hand_codes(s) for s in range(4)]
+    if game.phase in SHOWN:
+        seen["to_act"] = []
+    seen["replay"] = True
+    return seen
 
 
 def _label_said(
@@ -109,39 +126,22 @@ def _label_said(
     return out
 
 
-def _lance_rows(seen: dict[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
-    """The lances reached so far as the table showed them at this step: who won (once known),
-    the tantos, the hand that won and what the tantos are made of (at the recuento)."""
-    final = seen.get("phase") in ("recuento", "terminada", "cancelada")
+def _lance_rows(seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The lances reached so far as the table shows them at this step (its renderer words
+    them): the pair that won, once known; at the recuento, the hand that won and the parts of
+    its tantos (the engine's ``breakdown``, which it gives only then)."""
+    final = seen.get("phase") in SHOWN
     breakdown = seen.get("breakdown") or []
     rows = []
     for i, lance in enumerate(seen.get("lances") or []):
         b = breakdown[i] if i < len(breakdown) and breakdown[i]["lance"] == lance["lance"] else None
-        how = lance["how"]
-        how_label = (
-            labels.fill(labels.HOWS["querido_bet"], n=lance["detail"]["bet"])
-            if how == "querido"
-            else str(labels.HOWS.get(how, how))
-        )
-        known = final or (lance["winner"] is not None and how == "no_querido")
-        win = b["win"] if b else None
-        parts = b["parts"] if b else []
         rows.append(
             {
                 "lance": lance["lance"],
-                "label": str(labels.LANCES.get(lance["lance"], lance["lance"])),
-                "how_label": how_label,
                 "winner": lance["winner"],
-                "ordago": how == "ordago",
-                "played": how != "no_jugado",
-                "known": known,
-                "tantos": lance["counted"] if final else lance["tantos"],
-                "worth": lance["tantos"],
-                "won_by": labels.hand_name(win, names) if win else "",
-                "beat": labels.beaten(b, names) if b else "",
-                "parts": [(labels.part_label(p, names), p["tantos"]) for p in parts]
-                if len(parts) > 1 or any(isinstance(p.get("seat"), int) for p in parts)
-                else [],
+                "known": final or (lance["winner"] is not None and lance["how"] == "no_querido"),
+                "won_by": b["win"] if b else None,
+                "parts": b["parts"] if b else [],
             }
         )
     return rows
@@ -163,10 +163,8 @@ def step_at(
     else:
         before = sum(len(h.get("actions") or []) for h in hands[: hand_no - 1])
         game = engine.replay({**record, "hands": hands[:hand_no]}, upto=before + step)
-    seen = engine.view(game, None)
-    lance = seen.get("lance")
-    bet = seen.get("bet")
-    deal_mano = seen.get("deal_mano")
+    state = replay_state(game)
+    deal_mano = state.get("deal_mano")
     cut_to = (
         game.mano if hand_no == 1 and deal_mano is not None and deal_mano != game.mano else None
     )
@@ -174,23 +172,20 @@ def step_at(
         hand_no=hand_no,
         step=step,
         steps_in_hand=len(actions),
-        hands=[game.hand_codes(s) for s in range(4)],
+        hands=state["hands"],
         said=_label_said(
             actions[:step],
-            seen.get("said") or [],
-            lance if game.phase == "lance" else None,
+            state.get("said") or [],
+            state.get("lance") if game.phase == "lance" else None,
             names,
             cut_to,
         ),
         scores=list(game.scores),
         phase=game.phase,
-        phase_label=str(labels.PHASES.get(game.phase, game.phase)),
-        lance=lance,
-        lance_label=str(labels.LANCES[lance]) if lance in labels.LANCES else None,
         mano=game.mano,
-        to_act=list(game.to_act()) if game.phase not in ("recuento", "terminada") else [],
-        bet=bet,
-        lances=_lance_rows(seen, names),
+        to_act=list(state["to_act"]),
+        state=state,
+        lances=_lance_rows(state),
         deal_mano=deal_mano,
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -199,20 +200,25 @@ def game_detail(request: HttpRequest, table_id: int) -> HttpResponse:
                 (p["seat"] for p in players if p["user"] and p["user"].pk == request.user.pk), 0
             )
             context["step_players"] = [
-                {
-                    **players[s],
-                    "pos": pos,
-                    "cards": step.hands[s],
-                    "mano": s == step.mano,
-                    "postre": s == step.postre,
-                    "to_act": s in step.to_act,
-                }
+                {**players[s], "pos": pos, "cards": step.hands[s]}
                 for pos, s in zip(
                     ("bottom", "right", "top", "left"),
                     [(base + i) % 4 for i in range(4)],
                     strict=True,
                 )
             ]
+            # The cards as the page first shows them, before (or without) its script.
+            context["felt_cards"] = {p["pos"]: p["cards"] for p in context["step_players"]}
+            # What the live table's renderer draws: the step, the players' names (plain: it
+            # isolates them) and whose seat goes at the bottom.
+            context["replay_state"] = {
+                **step.state,
+                "seats": [
+                    {"seat": p["seat"], "name": p["name"] if p["user"] else "—"} for p in players
+                ],
+                "view_from": base,
+            }
+            context["replay_state_json"] = json.dumps(context["replay_state"])
             context["current_hand"] = context["hands"][step.hand_no - 1]
             if table.ended_by == "ordago":
                 context["ordago_end"] = replay.ordago_end(record, names)

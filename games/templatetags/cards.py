@@ -5,6 +5,7 @@
     {% card code size="small" %}     -> the same with class="card-img small"
     {% card_back %}                  -> the back of a card («carta boca abajo»)
     {{ code|card_name }}             -> «rey de oros» / «king of coins»
+    {% card_data as cards %}         -> every card's image and name, for the table's renderer
 
 Card codes are rank + suit letter (docs/rules.md §2): ranks 1–7, 10 (sota), 11 (caballo), 12 (rey);
 suits o (oros), c (copas), e (espadas), b (bastos). The images are drawn by
@@ -141,3 +142,17 @@ def card_back(size: str | None = None) -> SafeString:
         width,
         height,
     )
+
+
+@register.simple_tag
+def card_data() -> dict[str, object]:
+    """Every card's image and name (in the active language), and the back's image: the table's
+    renderer (static/js/table/felt.js) draws cards from it (``json_script`` as ``card-data``),
+    so no text or URL is built in the browser."""
+    return {
+        "back": static("cards/back.svg"),
+        "cards": {
+            code: {"src": static(f"cards/{code}.svg"), "name": card_name(code)}
+            for code in CARD_CODES
+        },
+    }

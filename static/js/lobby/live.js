@@ -1,7 +1,9 @@
 // The lobby's lists kept up to date over /ws/sala/ (games.services.lobby): the server pushes the
 // data of the table cards that changed and the order of both lists; the page renders them first,
 // so without a socket it still shows them as they were. A pushed card is built from the card's
-// skeleton, which the page's own card template renders once (games/_table_card.html).
+// skeleton, which the page's own card template renders once (games/_table_card.html). The socket
+// is the site's one client (../socket.js): it reconnects, and a page back from the cache opens it.
+import { openSocket } from "../socket.js";
 
 const live = document.getElementById("lobby-live");
 const lists = {
@@ -16,7 +18,6 @@ const provisional = document.getElementById("lobby-provisional");
 const onlineTitle = document.getElementById("lobby-online-title");
 const online = document.getElementById("lobby-online-list");
 let version = null;
-let retry = 1000;
 let socket = null;
 
 const skeletons = document.getElementById("lobby-card-skeleton");
@@ -92,7 +93,7 @@ function apply(msg) {
   if (!msg.full && msg.v <= version) return; // (already in the whole lobby just received)
   if (!msg.full && msg.v !== version + 1) {
     // An update missed (Redis restarted, say): the socket opened again brings the whole lobby.
-    socket.close();
+    socket.reopen();
     return;
   }
   version = msg.v;
@@ -125,30 +126,6 @@ function apply(msg) {
   if (msg.online !== undefined) online.replaceChildren(...onlineFrom(msg.online));
 }
 
-function connect() {
-  const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-  socket = new WebSocket(scheme + window.location.host + live.dataset.lobbySocket);
-  socket.addEventListener("open", () => {
-    retry = 1000;
-    version = null;
-    live.dataset.connected = "true";
-  });
-  socket.addEventListener("message", (event) => {
-    let msg;
-    try {
-      msg = JSON.parse(event.data);
-    } catch (err) {
-      return; // a message this page does not understand
-    }
-    if (msg.type === "lobby") apply(msg);
-  });
-  socket.addEventListener("close", () => {
-    live.dataset.connected = "false";
-    setTimeout(connect, retry);
-    retry = Math.min(retry * 2, 30_000);
-  });
-}
-
 // The pushed cards are the same for everybody: a form to sit gets this page's CSRF token when it
 // is sent.
 live.addEventListener("submit", (event) => {
@@ -162,7 +139,15 @@ live.addEventListener("submit", (event) => {
   form.append(token);
 });
 
-connect();
-window.addEventListener("pageshow", (event) => {
-  if (event.persisted && (!socket || socket.readyState > 1)) connect();
+socket = openSocket(live.dataset.lobbySocket, {
+  onOpen: () => {
+    version = null;
+    live.dataset.connected = "true";
+  },
+  onMessage: (msg) => {
+    if (msg.type === "lobby") apply(msg);
+  },
+  onClose: () => {
+    live.dataset.connected = "false";
+  },
 });

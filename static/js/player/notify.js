@@ -4,16 +4,14 @@
 // On the queue page (#quick-queue) the same socket holds the player's place in the queue
 // (`?cola=1`); queue.js listens to the messages this script passes on
 // as "barajamos:message" events. No inline script, no HTML built from strings: the CSP and the
-// names players choose.
+// names players choose. The socket is the site's one client (../socket.js).
+import { CLOSE_NOT_LOGGED_IN, CLOSE_REFUSED, LATER, STOP, openSocket } from "../socket.js";
 
 const root = document.getElementById("notices");
 const queuePage = document.getElementById("quick-queue") !== null;
 const SOUND_KEY = "mus-notify-sound";
 const PING_MS = 30_000;
 const shown = new Map(); // invitation id -> its notice
-let socket = null;
-let retry = 1000;
-let pinger = null;
 let audio = null;
 
 function soundOn() {
@@ -149,30 +147,24 @@ function handle(msg) {
   }
 }
 
-function connect() {
-  const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-  const path = root.dataset.wsPath + (queuePage ? "?cola=1" : "");
-  socket = new WebSocket(scheme + window.location.host + path);
-  socket.addEventListener("open", () => {
-    retry = 1000;
+openSocket(root.dataset.wsPath + (queuePage ? "?cola=1" : ""), {
+  onOpen: () => {
     root.dataset.connected = "true";
-    pinger = setInterval(() => socket.send(JSON.stringify({ type: "ping" })), PING_MS);
-  });
-  socket.addEventListener("message", (event) => {
+  },
+  onMessage: (msg) => {
     try {
-      handle(JSON.parse(event.data));
+      handle(msg);
     } catch (err) {
       // a message this page does not understand: ignored
     }
-  });
-  socket.addEventListener("close", (event) => {
+  },
+  onClose: (event) => {
     root.dataset.connected = "false";
-    clearInterval(pinger);
-    if (event.code === 4401 || event.code === 4403) return; // signed out or refused
-    setTimeout(connect, retry);
-    retry = Math.min(retry * 2, 30_000);
-  });
-}
+    // Signed out or refused: not retried.
+    return event.code === CLOSE_NOT_LOGGED_IN || event.code === CLOSE_REFUSED ? STOP : LATER;
+  },
+  ping: PING_MS,
+});
 
 // The switch for the chime, where a page offers it (the lobby).
 const soundButton = document.getElementById("notify-sound");
@@ -208,9 +200,3 @@ window.addEventListener(
   },
   { once: true },
 );
-
-connect();
-// A page restored from the back-forward cache had its socket closed: open it again.
-window.addEventListener("pageshow", (event) => {
-  if (event.persisted && (!socket || socket.readyState > 1)) connect();
-});

@@ -2,17 +2,24 @@
 // choices, and who is who in a `state` message (docs/protocol.md) as seen by this viewer.
 import { $, L, isolate, readJSON, seatName } from "./format.js";
 
-export const root = $("mus-table");
 export const POSITIONS = ["bottom", "right", "top", "left"]; // counter-clockwise from the viewer
 export const LIVE = ["mus", "descarte", "lance"];
 export const SHOWN = ["recuento", "terminada", "cancelada"];
 
+// The table drawn: the page's #mus-table and its four seats by position. A page that puts a new
+// one in its place (the replay, step by step) attaches it again.
+export let root = null;
 export const seatEls = {};
-if (root) {
-  root.querySelectorAll(".seat").forEach((node) => {
-    seatEls[node.dataset.pos] = node;
-  });
+export function attach() {
+  root = $("mus-table");
+  for (const pos of Object.keys(seatEls)) delete seatEls[pos];
+  if (root) {
+    root.querySelectorAll(".seat").forEach((node) => {
+      seatEls[node.dataset.pos] = node;
+    });
+  }
 }
+attach();
 
 export const table = {
   state: readJSON("table-state"),
@@ -28,7 +35,9 @@ export const table = {
 
 export function context(s) {
   const me = s.you && typeof s.you.seat === "number" ? s.you.seat : null;
-  const base = me === null ? 0 : me;
+  // Who is at the bottom: the player; for somebody not seated, the seat the state says (a
+  // replay: the viewer's own seat in that game), else the first.
+  const base = me !== null ? me : typeof s.view_from === "number" ? s.view_from : 0;
   const seats = s.seats || [];
   // Isolated: the names go into sentences (whose turn it is, who bet).
   const name = (seat) =>
@@ -54,5 +63,7 @@ export function context(s) {
     by: Object.fromEntries(legal.map((l) => [l.act, l])),
     pos: (seat) => POSITIONS[(seat - base + 4) % 4],
     shown: SHOWN.includes(s.phase) && Array.isArray(s.hands),
+    // Every hand face up: at the recuento, and at every step of a replay (docs/protocol.md).
+    faceUp: Array.isArray(s.hands),
   };
 }

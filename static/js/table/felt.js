@@ -82,7 +82,7 @@ export function renderScore(s, ctx) {
 }
 
 function handCodes(s, ctx, seat) {
-  if (ctx.shown) return s.hands[seat] || [];
+  if (ctx.faceUp) return s.hands[seat] || [];
   if (seat === ctx.me) return (s.you && s.you.cards) || [];
   return null; // face down
 }
@@ -105,7 +105,7 @@ function renderHand(box, s, ctx, seat, arriving) {
   const codes = handCodes(s, ctx, seat);
   const mine = seat === ctx.me && !ctx.shown;
   const selectable = mine && !!ctx.by.descarte && !table.pending;
-  const key = JSON.stringify([codes, mine, selectable, ctx.shown, [...selected]]);
+  const key = JSON.stringify([codes, mine, selectable, ctx.faceUp, [...selected]]);
   if (box.dataset.key === key && !arriving.length) return;
   const before = box.dataset.codes ? JSON.parse(box.dataset.codes) : null;
   box.dataset.key = key;
@@ -230,9 +230,10 @@ export function renderSeats(s, ctx, said, arriving = [[], [], [], []]) {
   }
 }
 
-// A tap on a name cut short shows it whole (a phone has no hover for the title).
-export function bindNames() {
-  root.addEventListener("click", (event) => {
+// A tap on a name cut short shows it whole (a phone has no hover for the title). `within`: the
+// element that holds the table (one the page keeps while it swaps the table inside).
+export function bindNames(within = root) {
+  within.addEventListener("click", (event) => {
     const name = event.target.closest(".seat-name");
     if (name) name.classList.toggle("full");
   });
