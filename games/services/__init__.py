@@ -8,7 +8,8 @@ apps call these functions and nothing below them.
   cancelling a game.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
 - `clockwork`: after an outage, the clocks move on by the time lost (nobody is charged for it).
-- `state`: what each audience sees, and broadcasts; `access`: who may see a table.
+- `state`: what each audience sees, and broadcasts; `access`: who may see a table (`visible_to`, `can_view`),
+  sit at it, or manage it; the site acts as `SYSTEM`.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
 - `queue`: quick play (the pure matcher is `games.matchmaking`); `invitations`: inviting a
@@ -22,7 +23,16 @@ Import the public names from here (`from games import services`); the socket's c
 
 from . import clockwork, invitations, lobby, queue
 from .abandonment import check_may_sit, suspended_until
-from .access import can_view, can_view_in, invitation, remember_invitation
+from .access import (
+    SYSTEM,
+    Actor,
+    can_view,
+    can_view_in,
+    invitation,
+    invitations_held,
+    remember_invitation,
+    visible_to,
+)
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
 from .connections import (
     beat,
@@ -55,6 +65,8 @@ from .tables import (
 __all__ = [
     "ALL_KEYS",
     "OUTAGES",
+    "SYSTEM",
+    "Actor",
     "Conflict",
     "Outcome",
     "SeatsRefused",
@@ -82,6 +94,7 @@ __all__ = [
     "group_name",
     "invitation",
     "invitations",
+    "invitations_held",
     "kick",
     "leave_practice",
     "leave_seat",
@@ -110,4 +123,5 @@ __all__ = [
     "suspended_until",
     "table_message",
     "take_seat",
+    "visible_to",
 ]

@@ -86,7 +86,7 @@ def _check_not_removed(tournament: Tournament, user: User) -> None:
 
 def _check_partner(tournament: Tournament, partner: User) -> None:
     name = partner.public_name
-    if partner.is_banned or not partner.is_active:
+    if not partner.may_play:
         raise ServiceError(
             "partner_banned", _("%(name)s está expulsado y no puede jugar.") % {"name": name}
         )
@@ -224,7 +224,7 @@ def accept(user: User, tournament_id: int) -> Pair:
         _check_open(tournament)
         pair = _invitation(tournament, user)
         _check_may_play(user)
-        if pair.first.is_banned or not pair.first.is_active:
+        if not pair.first.may_play:
             raise ServiceError(
                 "partner_banned",
                 _("%(name)s está expulsado y no puede jugar.") % {"name": pair.first.public_name},
