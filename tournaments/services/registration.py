@@ -22,7 +22,6 @@ from accounts.names import isolate
 from games import services
 from games.models import Table
 from games.services import ServiceError
-from games.services.abandonment import suspension_message
 from games.services.invitations import check_rate
 
 from ..models import Pair, Tournament
@@ -67,12 +66,6 @@ def _check_open(tournament: Tournament) -> None:
 def _check_room(tournament: Tournament) -> None:
     if registered_count(tournament) >= tournament.max_pairs:
         raise ServiceError("full", _("El torneo está completo."))
-
-
-def _check_may_play(user: User) -> None:
-    end = services.suspended_until(user)
-    if end is not None:
-        raise ServiceError("suspended", suspension_message(end))
 
 
 def _check_not_removed(tournament: Tournament, user: User) -> None:
@@ -160,7 +153,7 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
     with transaction.atomic():
         tournament = lock(tournament_id)
         _check_open(tournament)
-        _check_may_play(user)
+        services.check_may_sit(user)  # (suspended for abandoning: games' rule)
         own = pair_of(tournament, user)
         received = own if own is not None and _is_invitation_to(own, user) else None
         if own is not None and received is None:
@@ -223,7 +216,7 @@ def accept(user: User, tournament_id: int) -> Pair:
         tournament = lock(tournament_id)
         _check_open(tournament)
         pair = _invitation(tournament, user)
-        _check_may_play(user)
+        services.check_may_sit(user)
         if not pair.first.may_play:
             raise ServiceError(
                 "partner_banned",
