@@ -124,10 +124,6 @@ def check_manages(actor: Actor, table: Table, refusal: Any) -> None:
         raise ServiceError("not_host", refusal)
 
 
-def check_may_start(actor: Actor, table: Table) -> None:
-    check_manages(actor, table, _("Solo el anfitrión puede empezar la partida."))
-
-
 def no_bot_accounts() -> ServiceError:
     return ServiceError(
         "no_bot_accounts",
