@@ -288,16 +288,19 @@ def can_see_private(viewer: Any, player: User | None) -> bool:
 
 def _visible_sql(viewer: Any, held: Mapping[int, str] | None, params: dict[str, Any]) -> str:
     """The games the viewer (holding the invitations `held`) may open, as a condition on `t`:
-    `services.visible_to`, the game page's own rule, made SQL by the ORM (its positional
-    parameters renamed for this query's named ones)."""
+    `services.visible_to`, the game page's own rule, compiled by the ORM for the alias `t` (a
+    condition on the listed row itself: a subquery of ids would join every table to itself),
+    its positional parameters renamed for this query's named ones."""
     rule = services.visible_to(viewer, held)
     if not rule:
         return "TRUE"  # staff: every game
-    sql, values = Table.objects.filter(rule).values("pk").query.sql_with_params()
+    query = Table.objects.filter(rule).query
+    query.change_aliases({query.get_initial_alias(): "t"})
+    sql, values = query.get_compiler(connection=connection).compile(query.where)
     names = iter(range(len(values)))
     sql = re.sub(r"(?<!%)%s", lambda _m: f"%(visible{next(names)})s", sql)
     params.update({f"visible{i}": value for i, value in enumerate(values)})
-    return f"t.id IN ({sql})"
+    return f"({sql})"
 
 
 # The seats of a listed game with their players' names, and the followed player's rating change,
