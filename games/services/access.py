@@ -3,14 +3,15 @@
 **Seeing.** Public tables are open to everybody. A private table (practice included) is open to
 staff, to its host, to whoever has sat at it, and to whoever holds its invitation (kept in their
 session once they followed the link). `visible_to` says it as a query, for the lists (the
-history, a profile's latest games); `can_view` says it of one table, for its page and its socket.
+history, a profile's latest games, the lobby); `can_view` says it of one table, for its page and
+its socket.
 Both are made of the same four facts (`tests/games/test_access.py` checks that they agree).
 
 **Acting.** Every action names who does it (`acting_user`): a player, or the site itself
 (`SYSTEM`: quick play seating four, a rematch all four asked for, a ban closing a table), which
 never borrows a host's identity. The host's changes before the start (start, kick, close, bots)
-are theirs or the site's: `check_manages`. Who may sit at a table: `check_may_sit`; an account
-that may play at all: `User.may_play`.
+are theirs or the site's: `check_manages`. Who may sit at a table: `check_may_sit_at` and
+`check_standing`; an account that may play at all: `User.may_play` (accounts' rule).
 """
 
 from __future__ import annotations
@@ -139,11 +140,11 @@ def check_standing(user: User, *, higher: bool = True) -> None:
         hooks.check_may_sit(user)
 
 
-def check_may_sit(user: User, table: Table, token: str | None = None) -> None:
+def check_may_sit_at(user: User, table: Table, token: str | None = None) -> None:
     """May `user` (holding `token`) take a seat at `table` (locked): they can see it, the host
-    did not take them off it, a player's bot account only where the host admits them, only
-    before the start, and their own standing allows it. The rematch's reserved seats are the
-    table's business (`tables`)."""
+    did not take them off it, a player's bot account only where the host admits them, and only
+    before the start. Their own standing is `check_standing`'s; a rematch's reserved seats are
+    the table's business (`tables`)."""
     if not can_view(table, user, token):
         raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
     kicks.refuse_if_kicked(table, user)

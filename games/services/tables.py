@@ -17,7 +17,7 @@ from accounts.models import User
 
 from ..models import Connection, Mode, Seat, Table
 from . import connections, fairplay, kicks, play, withdrawals
-from .access import SYSTEM, Actor, check_manages, check_may_sit, check_standing, no_bot_accounts
+from .access import SYSTEM, Actor, check_manages, check_may_sit_at, check_standing, no_bot_accounts
 from .errors import SeatsRefused, ServiceError, not_seated
 from .state import after_commit
 from .storage import compare_and_set, live_seat_of, lock_table, seat_number
@@ -107,7 +107,7 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
         raise ServiceError("bad_seat", _("Ese asiento no existe."))
     with transaction.atomic():
         table = lock_table(table_id)
-        check_may_sit(user, table, token)
+        check_may_sit_at(user, table, token)
         _check_reserved(table, user, seat)
         check_standing(user)
         seats = {s.seat: s for s in table.seats.all()}
