@@ -292,9 +292,8 @@ def _away_text(names: list[str]) -> str:
 def seat_four(players: Sequence[User], mode: str, rng: Any = None) -> Table:
     """Quick play's table: `players[i]` at seat i (0+2 and 1+3 are partners), public and rated,
     dealt at once. It is made the way four people would make it by hand (the first creates it,
-    the others sit, the first starts it), so every rule of sitting and starting applies; all or
-    nothing: a refusal leaves no table behind. The site deals it (`SYSTEM`), not the first of
-    the four."""
+    the others sit), so every rule of sitting applies, then the site deals it (`SYSTEM`: not as
+    the first of the four); all or nothing: a refusal leaves no table behind."""
     if len(players) != 4:
         raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
     with transaction.atomic():
