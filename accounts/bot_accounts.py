@@ -45,7 +45,7 @@ class Refused(Exception):
 
 
 def _check_owner(owner: User) -> None:
-    if owner.is_bot or owner.is_bot_account or not owner.is_active or owner.is_banned:
+    if owner.is_bot or owner.is_bot_account or not owner.may_play:
         raise Refused("not_owner", _("Solo un jugador puede tener cuentas de bot."))
 
 
@@ -137,13 +137,7 @@ def bearer(header: str | None) -> str | None:
 def _may_play(bot: User) -> bool:
     """A bot account plays while it and its owner may: a banned player's programs stop too."""
     owner = bot.bot_owner
-    return (
-        bot.is_active
-        and not bot.is_banned
-        and owner is not None
-        and owner.is_active
-        and not owner.is_banned
-    )
+    return bot.may_play and owner is not None and owner.may_play
 
 
 def authenticate(raw: str) -> BotToken | None:

@@ -64,7 +64,7 @@ class ActiveAccountMiddleware:
     def _suspended_account(request: HttpRequest) -> User | None:
         user = request.user
         if user.is_authenticated:
-            return user if (not user.is_active or user.is_banned) else None
+            return None if user.may_play else user
         if not hasattr(request, "session") or SESSION_KEY not in request.session:
             return None
         try:
@@ -75,7 +75,7 @@ class ActiveAccountMiddleware:
         if account is None:
             logout(request)  # the account is gone: just drop the stale session
             return None
-        return account if (not account.is_active or account.is_banned) else None
+        return None if account.may_play else account
 
     @staticmethod
     def _goodbye(request: HttpRequest, account: User) -> HttpResponse:

@@ -109,6 +109,12 @@ class User(AbstractUser):
         return self.banned_until is None or self.banned_until > timezone.now()
 
     @property
+    def may_play(self) -> bool:
+        """Active and not banned: the account may sign in, sit and play (one rule for every
+        entry point; why not is for each to say)."""
+        return self.is_active and not self.is_banned
+
+    @property
     def is_muted(self) -> bool:
         if self.muted:
             return True

@@ -185,7 +185,7 @@ def leave_table(user: User, in_play: Callable[[Table], str], busy: str) -> tuple
                 return table.pk, in_play(table)
             if table.status == Table.Status.OPEN:
                 if table.host_id == user.pk:
-                    services.close_table(user, table.pk)
+                    services.close_table(services.SYSTEM, table.pk)
                     return table.pk, "cerrada"
                 services.leave_seat(user, table.pk)
                 return table.pk, "levantado"

@@ -8,6 +8,7 @@ the include templates ``rankings/_profile_ratings.html`` and ``rankings/_profile
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,6 +18,7 @@ from django.urls import reverse
 
 from accounts import names
 from accounts.models import User
+from games import services
 from games.models import Table
 
 from . import charts, elo
@@ -130,8 +132,11 @@ def _ladders_shown(user: User, stored: dict[str, PlayerRating]) -> list[tuple[st
     ]
 
 
-def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
-    """Ratings per ladder (with charts), totals, best partner and the latest games of ``user``."""
+def profile_context(
+    user: User, viewer: Any = None, held: Mapping[int, str] | None = None
+) -> dict[str, Any]:
+    """Ratings per ladder (with charts), totals, best partner and the latest games of ``user``
+    that ``viewer`` (holding the invitations ``held``) may open."""
     include_private = can_see_private(viewer, user)
     stored = {r.mode: r for r in PlayerRating.objects.filter(user=user)}
     series = _chart_values(user)
@@ -155,7 +160,7 @@ def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
             }
         )
     totals, partner = _totals_and_partner(user, include_private)
-    recent = player_games(user, viewer, page=1, per_page=RECENT_GAMES)
+    recent = player_games(user, viewer, held=held, page=1, per_page=RECENT_GAMES)
     return {
         "rankings_player": user,
         "rankings_modes": modes,
@@ -172,7 +177,7 @@ def profile_context(user: User, viewer: Any = None) -> dict[str, Any]:
 
 def profile_provider(request: HttpRequest, player: User) -> dict[str, Any]:
     """accounts' profile page hook: our context and our two include templates."""
-    context = profile_context(player, request.user)
+    context = profile_context(player, request.user, services.invitations_held(request.session))
     context["ratings_template"] = "rankings/_profile_ratings.html"
     context["history_template"] = "rankings/_profile_games.html"
     # The accounts page's own keys, for any template that still reads them.

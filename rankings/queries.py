@@ -7,7 +7,8 @@ a 100,000-row ladder on every page view).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -21,7 +22,7 @@ from django.utils import timezone
 
 from accounts import names
 from accounts.models import User
-from games import hooks, labels
+from games import hooks, labels, services
 from games.hooks import RatingLabel, TableLink
 from games.models import ENDED_STATUSES, Mode, Table
 
@@ -289,15 +290,21 @@ def can_see_private(viewer: Any, player: User | None) -> bool:
     return viewer.is_staff or (player is not None and viewer.pk == player.pk)
 
 
-def _private_sql(viewer: Any, params: dict[str, Any]) -> str:
-    """Public games, or private ones the viewer sat at."""
-    if viewer is None or not viewer.is_authenticated:
-        return "NOT t.private"
-    params["viewer"] = viewer.pk
-    return (
-        "(NOT t.private OR EXISTS (SELECT 1 FROM games_seat v"
-        " WHERE v.table_id = t.id AND v.user_id = %(viewer)s))"
-    )
+def _visible_sql(viewer: Any, held: Mapping[int, str] | None, params: dict[str, Any]) -> str:
+    """The games the viewer (holding the invitations `held`) may open, as a condition on `t`:
+    `services.visible_to`, the game page's own rule, compiled by the ORM for the alias `t` (a
+    condition on the listed row itself: a subquery of ids would join every table to itself),
+    its positional parameters renamed for this query's named ones."""
+    rule = services.visible_to(viewer, held)
+    if not rule:
+        return "TRUE"  # staff: every game
+    query = Table.objects.filter(rule).query
+    query.change_aliases({query.get_initial_alias(): "t"})
+    sql, values = query.get_compiler(connection=connection).compile(query.where)
+    names = iter(range(len(values)))
+    sql = re.sub(r"(?<!%)%s", lambda _m: f"%(visible{next(names)})s", sql)
+    params.update({f"visible{i}": value for i, value in enumerate(values)})
+    return f"({sql})"
 
 
 # The seats of a listed game with their players' names, and the followed player's rating change,
@@ -350,12 +357,14 @@ def player_games(
     player: User,
     viewer: Any,
     *,
+    held: Mapping[int, str] | None = None,
     mode: str = "",
     result: str = "",
     page: int = 1,
     per_page: int = HISTORY_PAGE,
 ) -> Page:
-    """A player's finished and cancelled games, latest first: one query."""
+    """A player's finished and cancelled games that `viewer` (holding the invitations `held`)
+    may open, latest first: one query."""
     params: dict[str, Any] = {"player": player.pk, "ended": list(ENDED_STATUSES)}
     where = ["me.user_id = %(player)s", "t.status = ANY(%(ended)s)"]
     if mode:
@@ -367,8 +376,8 @@ def player_games(
         where.append("t.status = 'terminada' AND t.winner_team <> me.seat %% 2")
     elif result == "canceladas":
         where.append("t.status = 'cancelada'")
-    if not can_see_private(viewer, player):
-        where.append(_private_sql(viewer, params))
+    if not can_see_private(viewer, player):  # (they sat at every one of them)
+        where.append(_visible_sql(viewer, held, params))
     sql = f"""
         SELECT {_ROW_COLUMNS}, me.seat,
                (SELECT json_build_array(rc.before, rc.after) FROM rankings_ratingchange rc
@@ -381,10 +390,14 @@ def player_games(
     return _rows(sql, params, page, per_page, followed=True)
 
 
-def recent_games(viewer: Any, *, mode: str = "", page: int = 1) -> Page:
-    """Everybody's latest finished games (the history page without a player): one query."""
+def recent_games(
+    viewer: Any, *, held: Mapping[int, str] | None = None, mode: str = "", page: int = 1
+) -> Page:
+    """Everybody's latest finished games that `viewer` (holding the invitations `held`) may
+    open (the history page without a player): one query."""
     params: dict[str, Any] = {"finished": Table.Status.FINISHED}
-    where = ["t.status = %(finished)s", "t.finished_at IS NOT NULL", _private_sql(viewer, params)]
+    where = ["t.status = %(finished)s", "t.finished_at IS NOT NULL"]
+    where.append(_visible_sql(viewer, held, params))
     if mode:
         where.append("t.mode = %(mode)s")
         params["mode"] = mode

@@ -86,11 +86,14 @@ def history(request: HttpRequest) -> HttpResponse:
         player = get_object_or_404(User, username=username)
     elif request.user.is_authenticated:
         player = request.user
+    held = services.invitations_held(request.session)
     if player is not None:
-        page = queries.player_games(player, request.user, mode=mode, result=result, page=number)
+        page = queries.player_games(
+            player, request.user, held=held, mode=mode, result=result, page=number
+        )
     else:
         result = ""
-        page = queries.recent_games(request.user, mode=mode, page=number)
+        page = queries.recent_games(request.user, held=held, mode=mode, page=number)
     base = {"jugador": username, "modo": mode, "resultado": result}
     context = {
         "player": player,

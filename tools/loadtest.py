@@ -113,7 +113,7 @@ def start_table(four: tuple[int, ...], mode: str, public: bool = False) -> int:
     table_id: int = table.pk
     Seat.objects.bulk_create([Seat(table=table, seat=i, user_id=u) for i, u in enumerate(four)])
     # Set up for its players, like a tournament's table: their seats wait until they connect.
-    services.start_game(host, table_id, by_hand=False)
+    services.start_game(services.SYSTEM, table_id, by_hand=False)
     return table_id
 
 

@@ -9,7 +9,8 @@ apps call these functions and nothing below them.
 - `clock`: the turn clock's facts (the pure value is `games.clock.TurnClock`); `clockwork`:
   what runs it (the clock's defaults for overdue turns; after an outage, the clocks move on by
   the time lost: nobody is charged for it).
-- `state`: what each audience sees, and broadcasts; `access`: who may see a table.
+- `state`: what each audience sees, and broadcasts; `access`: who may see a table (`visible_to`, `can_view`),
+  sit at it, or manage it; the site acts as `SYSTEM`.
 - `chat`, `presence`: table chat and who is online.
 - `fairplay`: how often the same two pairs count for the ladder, checked at the start.
 - `queue`: quick play (the pure matcher is `games.matchmaking`; players' bots wait apart, through
@@ -24,7 +25,7 @@ need is made public here, by the name it has below, or by a longer one where the
 name said what the short one is about:
 
 - for tournaments: `check_invitation_rate` (`invitations.check_rate`: a tournament invitation
-  counts as one more invitation), `suspension_message`, `send_groups`, `tell` (a message to a
+  counts as one more invitation), `send_groups`, `tell` (a message to a
   player's every page);
 - for moderation: `cancel_invitations` (`withdrawals.cancel`), `leave_queue` (`queue.leave`);
 - for rankings: `within_rate` (the shared Redis rate limit);
@@ -42,8 +43,17 @@ that nothing here imports them, and nothing below (models, engine) imports this 
 """
 
 from . import clockwork, invitations, live, lobby, player_live, queue
-from .abandonment import check_may_sit, suspended_until, suspension_message
-from .access import can_view, can_view_in, invitation, remember_invitation
+from .abandonment import check_may_sit, suspended_until
+from .access import (
+    SYSTEM,
+    Actor,
+    can_view,
+    can_view_in,
+    invitation,
+    invitations_held,
+    remember_invitation,
+    visible_to,
+)
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
 from .clockwork import play_defaults, record_outage
 from .connections import (
@@ -88,6 +98,8 @@ __all__ = [
     "ALL_KEYS",
     "OUTAGES",
     "PAIR_GAMES_PER_DAY",
+    "SYSTEM",
+    "Actor",
     "Conflict",
     "Outcome",
     "SeatsRefused",
@@ -118,6 +130,7 @@ __all__ = [
     "group_name",
     "invitation",
     "invitations",
+    "invitations_held",
     "join_queue",
     "kick",
     "leave_practice",
@@ -152,10 +165,10 @@ __all__ = [
     "state_text",
     "step_key",
     "suspended_until",
-    "suspension_message",
     "sweep_queue",
     "table_message",
     "take_seat",
     "tell",
+    "visible_to",
     "within_rate",
 ]

@@ -19,6 +19,7 @@ from accounts.models import User
 
 from ..models import DEFAULT_BOT_LEVEL, BotLevel, Seat, Table
 from . import play, tables
+from .access import SYSTEM, Actor
 from .errors import ServiceError, not_seated
 from .state import after_commit
 from .storage import compare_and_set, game_of, load_table, seat_number, seat_rows
@@ -69,12 +70,13 @@ def seat_bots(
         Seat.objects.create(table=table, seat=seat, user=bot, active=False, bot_level=level)
 
 
-def fill_with_bots(host: User, table_id: int, level: str | None = None) -> Table:
-    """The host fills the empty seats with bots of `level` (`bot_level`)."""
+def fill_with_bots(acting_user: Actor, table_id: int, level: str | None = None) -> Table:
+    """The host (or the site, for quick play) fills the empty seats with bots of `level`
+    (`bot_level`)."""
     level = bot_level(level)
     with transaction.atomic():
-        table = tables.lock_for_host(
-            host,
+        table = tables.lock_to_manage(
+            acting_user,
             table_id,
             not_host=_("Solo el anfitrión puede añadir bots."),
             started=_("La partida ya ha empezado."),
@@ -98,7 +100,7 @@ def start_practice(user: User, mode: str, rng: Any = None, level: str | None = N
     with transaction.atomic():
         table = tables.create_table(user, mode, private=True, rated=False, practice=True)
         seat_bots(table, (1, 2, 3), {user.public_name}, level)
-        return tables.start_game(user, table.pk, rng, by_hand=False)
+        return tables.start_game(SYSTEM, table.pk, rng, by_hand=False)
 
 
 def start_with_bots(players: Sequence[User], mode: str, rng: Any = None) -> Table:
@@ -109,8 +111,8 @@ def start_with_bots(players: Sequence[User], mode: str, rng: Any = None) -> Tabl
         table = tables.create_table(players[0], mode, quick=True)
         for user in players[1:2]:
             tables.take_seat(user, table.pk, 2)
-        fill_with_bots(players[0], table.pk)
-        return tables.start_game(players[0], table.pk, rng, by_hand=False)
+        fill_with_bots(SYSTEM, table.pk)
+        return tables.start_game(SYSTEM, table.pk, rng, by_hand=False)
 
 
 def leave_practice(user: User, table_id: int) -> bool:

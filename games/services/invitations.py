@@ -42,7 +42,7 @@ RATE_SECONDS = 60
 
 
 def _recipient(sender: User, recipient: User | None) -> User:
-    if recipient is None or not recipient.is_active or recipient.is_banned:
+    if recipient is None or not recipient.may_play:
         raise ServiceError("no_player", _("Ese jugador no existe o no puede jugar."))
     if recipient.pk == sender.pk:
         raise ServiceError("self", _("No puedes invitarte a ti mismo."))
@@ -123,7 +123,7 @@ def challenge(sender: User, bot: User | None, mode: str, *, as_partner: bool = F
     accounts, or at a new private one that does, with the sender as host. No follow is needed,
     but blocks (with the bot or its owner, either way) and the invitations' rate apply; the bot
     sees it in its API's list and has `BOT_CHALLENGE_SECONDS` to accept."""
-    if bot is None or not bot.is_bot_account or not bot.is_active or bot.is_banned:
+    if bot is None or not bot.is_bot_account or not bot.may_play:
         raise ServiceError(
             "not_bot_account", _("Solo se puede retar a la cuenta de bot de un jugador.")
         )

@@ -36,6 +36,7 @@ from games import hooks, labels
 from games.models import Connection, Seat, Table
 
 from . import presence
+from .access import visible_to
 from .errors import OUTAGES
 from .groups import release_channel, send_group
 
@@ -65,7 +66,7 @@ def snapshot_key(language: str) -> str:
 def public_tables(status: str, limit: int) -> list[Table]:
     """The `limit` newest public tables in `status`, with their host and seated players. A
     rematch waiting for its four is nobody else's to sit at: listed once it plays."""
-    tables = Table.objects.filter(status=status, private=False)
+    tables = Table.objects.filter(visible_to(None), status=status)  # (what anybody may see)
     if status == Table.Status.OPEN:
         tables = tables.filter(rematch_of__isnull=True)
     return list(

@@ -52,6 +52,7 @@ from ..models import (
     Table,
 )
 from . import abandonment, bots, play, tables
+from .access import check_standing
 from .errors import ServiceError
 from .groups import batched
 from .notify import tell
@@ -119,11 +120,10 @@ def refusal(user: User, *, bots: bool = False) -> ServiceError | None:
     """Why `user` may not wait for quick play now (None: they may); `bots`: in the bots' pool."""
     if not bots and (user.is_bot or user.is_bot_account):  # (theirs is `bot_queue`)
         return ServiceError("bot", _("Los bots no hacen cola."))
-    if user.is_banned or not user.is_active:
+    if not user.may_play:
         return ServiceError("banned", _("Tu cuenta está suspendida: no puedes jugar."))
     try:
-        abandonment.check_may_sit(user)
-        hooks.check_may_sit(user)  # (a tournament the player checked in for, say)
+        check_standing(user)  # (a tournament the player checked in for, say)
     except ServiceError as exc:
         return exc
     end = dodge_suspended_until(user)

@@ -15,10 +15,9 @@ from django.utils.translation import ngettext
 
 from accounts.models import User
 
-from .. import hooks
 from ..models import Connection, Mode, Seat, Table
-from . import abandonment, connections, fairplay, kicks, play, withdrawals
-from .access import can_view
+from . import connections, fairplay, kicks, play, withdrawals
+from .access import SYSTEM, Actor, check_manages, check_may_sit_at, check_standing, no_bot_accounts
 from .errors import SeatsRefused, ServiceError, not_seated
 from .state import after_commit
 from .storage import compare_and_set, live_seat_of, lock_table, seat_number
@@ -49,10 +48,9 @@ def create_table(
     if mode not in Mode.values:
         raise ServiceError("unknown_mode", _("Modalidad desconocida."))
     if not practice:  # bots mind nobody's past: a suspended player may still practise
-        abandonment.check_may_sit(user)
-        hooks.check_may_sit(user)
+        check_standing(user)
     if user.is_bot_account and not (quick and bots_allowed):  # (the bots' quick play seats them)
-        raise _no_bot_accounts()
+        raise no_bot_accounts()
     if live_seat_of(user) is not None:
         raise _already_seated()
     try:
@@ -86,13 +84,6 @@ def _new_seat(table: Table, seat: int, user: User) -> Seat:
     )
 
 
-def _no_bot_accounts() -> ServiceError:
-    return ServiceError(
-        "no_bot_accounts",
-        _("Esta mesa no admite bots de jugadores: su anfitrión no lo ha permitido."),
-    )
-
-
 def lock_open_table(table_id: int, *, started: Any) -> Table:
     """Lock a table for a change before its start; `started` says why it is refused after."""
     table = lock_table(table_id)
@@ -101,11 +92,11 @@ def lock_open_table(table_id: int, *, started: Any) -> Table:
     return table
 
 
-def lock_for_host(host: User, table_id: int, *, not_host: Any, started: Any) -> Table:
-    """Lock a table for a host-only change before the start; the messages say what was refused."""
+def lock_to_manage(acting_user: Actor, table_id: int, *, not_host: Any, started: Any) -> Table:
+    """Lock a table for a change before the start that only its host, or the site, makes
+    (`access.check_manages`); the messages say what was refused."""
     table = lock_table(table_id)
-    if table.host_id != host.pk:
-        raise ServiceError("not_host", not_host)
+    check_manages(acting_user, table, not_host)
     if table.status != Table.Status.OPEN:
         raise ServiceError("started", started)
     return table
@@ -116,16 +107,9 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
         raise ServiceError("bad_seat", _("Ese asiento no existe."))
     with transaction.atomic():
         table = lock_table(table_id)
-        if not can_view(table, user, token):
-            raise ServiceError("private", _("Esta mesa es privada: necesitas la invitación."))
-        kicks.refuse_if_kicked(table, user)
-        if user.is_bot_account and not table.bots_allowed:
-            raise _no_bot_accounts()
-        if table.status != Table.Status.OPEN:
-            raise ServiceError("started", _("La partida ya ha empezado o la mesa está cerrada."))
+        check_may_sit_at(user, table, token)
         _check_reserved(table, user, seat)
-        abandonment.check_may_sit(user)
-        hooks.check_may_sit(user)
+        check_standing(user)
         seats = {s.seat: s for s in table.seats.all()}
         mine = next((s for s in seats.values() if s.user_id == user.pk), None)
         if seat in seats and seats[seat].user_id != user.pk:
@@ -230,10 +214,10 @@ def _close(table: Table) -> None:
     compare_and_set(table, status=Table.Status.CLOSED)
 
 
-def kick(host: User, table_id: int, seat: int) -> Table:
+def kick(acting_user: Actor, table_id: int, seat: int) -> Table:
     with transaction.atomic():
-        table = lock_for_host(
-            host,
+        table = lock_to_manage(
+            acting_user,
             table_id,
             not_host=_("Solo el anfitrión puede hacer eso."),
             started=_("La partida ya ha empezado."),
@@ -241,7 +225,7 @@ def kick(host: User, table_id: int, seat: int) -> Table:
         target = table.seats.filter(seat=seat).first()
         if target is None:
             raise ServiceError("empty_seat", _("Ese asiento está libre."))
-        if target.user_id == host.pk:
+        if target.user_id == acting_user.pk:
             raise ServiceError("kick_self", _("No puedes echarte a ti mismo: levántate."))
         target.delete()
         kicks.record(table, target.user_id)
@@ -252,10 +236,10 @@ def kick(host: User, table_id: int, seat: int) -> Table:
     return table
 
 
-def close_table(host: User, table_id: int) -> Table:
+def close_table(acting_user: Actor, table_id: int) -> Table:
     with transaction.atomic():
-        table = lock_for_host(
-            host,
+        table = lock_to_manage(
+            acting_user,
             table_id,
             not_host=_("Solo el anfitrión puede cerrar la mesa."),
             started=_("La partida ya ha empezado: no se puede cerrar."),
@@ -265,14 +249,16 @@ def close_table(host: User, table_id: int) -> Table:
     return table
 
 
-def start_game(host: User, table_id: int, rng: Any = None, *, by_hand: bool = True) -> Table:
+def start_game(
+    acting_user: Actor, table_id: int, rng: Any = None, *, by_hand: bool = True
+) -> Table:
     """Deal the first hand at the host's table (docs/rules.md §8.3). Pressed by the host
     (`by_hand`), it starts only with all four players there (refused `players_away`, naming
-    them); started by the site for its players (quick play, a rematch, a practice), at once, a
-    seat whose player has not come yet waiting for them from now."""
+    them); started by the site for its players (`SYSTEM`: quick play, a rematch, a practice), at
+    once, a seat whose player has not come yet waiting for them from now."""
     with transaction.atomic():
-        table = lock_for_host(
-            host,
+        table = lock_to_manage(
+            acting_user,
             table_id,
             not_host=_("Solo el anfitrión puede empezar la partida."),
             started=_("La partida ya ha empezado o la mesa está cerrada."),
@@ -306,16 +292,17 @@ def _away_text(names: list[str]) -> str:
 def seat_four(players: Sequence[User], mode: str, rng: Any = None, *, bots: bool = False) -> Table:
     """Quick play's table: `players[i]` at seat i (0+2 and 1+3 are partners), public and rated,
     dealt at once. It is made the way four people would make it by hand (the first creates it,
-    the others sit, the first starts it), so every rule of sitting and starting applies; all or
-    nothing: a refusal leaves no table behind. The bots' quick play (`bots`: four players' bot
-    accounts) makes a table that admits them, which counts for the bots ladder instead."""
+    the others sit), so every rule of sitting applies, then the site deals it (`SYSTEM`: not as
+    the first of the four); all or nothing: a refusal leaves no table behind. The bots' quick
+    play (`bots`: four players' bot accounts) makes a table that admits them, which counts for
+    the bots ladder instead."""
     if len(players) != 4:
         raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
     with transaction.atomic():
         table = create_table(players[0], mode, quick=True, bots_allowed=bots)
         for seat, user in enumerate(players[1:], start=1):
             take_seat(user, table.pk, seat)
-        return start_game(players[0], table.pk, rng, by_hand=False)
+        return start_game(SYSTEM, table.pk, rng, by_hand=False)
 
 
 def start_arranged(
@@ -373,9 +360,9 @@ def _busy() -> ServiceError:
 def _check_arranged(user: User) -> Seat | None:
     """Refuse a player who may not be seated at a table now (and change nothing); the seat they
     hold at a table that has not started or at a practice, which they will leave."""
-    if not user.is_active or user.is_banned:
+    if not user.may_play:
         raise ServiceError("banned", _("Esta cuenta no puede jugar."))
-    abandonment.check_may_sit(user)
+    check_standing(user, higher=False)
     seat = live_seat_of(user)
     if seat is not None and seat.table.status == Table.Status.PLAYING and not seat.table.practice:
         raise _busy()
@@ -430,9 +417,8 @@ def rematch(user: User, table_id: int) -> Table:
             raise ServiceError("started", _("La revancha ya ha empezado sin ti."))
         taken = set(new.seats.values_list("seat", flat=True))
         take_seat(user, new.pk, seat, new.invite_token)
-        if len(taken) == 3:
-            host = User.objects.get(pk=new.host_id)
-            return start_game(host, new.pk, by_hand=False)
+        if len(taken) == 3:  # the fourth has asked: the site deals it, for all four
+            return start_game(SYSTEM, new.pk, by_hand=False)
     return new
 
 

@@ -21,7 +21,7 @@ from accounts.models import User
 from accounts.names import isolate
 from games import services
 from games.models import Table
-from games.services import ServiceError, check_invitation_rate, suspension_message
+from games.services import ServiceError, check_invitation_rate
 
 from ..models import Pair, Tournament
 from . import notify
@@ -67,12 +67,6 @@ def _check_room(tournament: Tournament) -> None:
         raise ServiceError("full", _("El torneo está completo."))
 
 
-def _check_may_play(user: User) -> None:
-    end = services.suspended_until(user)
-    if end is not None:
-        raise ServiceError("suspended", suspension_message(end))
-
-
 def _check_not_removed(tournament: Tournament, user: User) -> None:
     """A player the organisers disqualified from a tournament does not come back into it."""
     if pair_of(tournament, user, (Pair.Status.REMOVED,)) is not None:
@@ -84,7 +78,7 @@ def _check_not_removed(tournament: Tournament, user: User) -> None:
 
 def _check_partner(tournament: Tournament, partner: User) -> None:
     name = partner.public_name
-    if partner.is_banned or not partner.is_active:
+    if not partner.may_play:
         raise ServiceError(
             "partner_banned", _("%(name)s está expulsado y no puede jugar.") % {"name": name}
         )
@@ -158,7 +152,7 @@ def invite(user: User, tournament_id: int, partner_name: Any) -> Pair:
     with transaction.atomic():
         tournament = lock(tournament_id)
         _check_open(tournament)
-        _check_may_play(user)
+        services.check_may_sit(user)  # (suspended for abandoning: games' rule)
         own = pair_of(tournament, user)
         received = own if own is not None and _is_invitation_to(own, user) else None
         if own is not None and received is None:
@@ -221,8 +215,8 @@ def accept(user: User, tournament_id: int) -> Pair:
         tournament = lock(tournament_id)
         _check_open(tournament)
         pair = _invitation(tournament, user)
-        _check_may_play(user)
-        if pair.first.is_banned or not pair.first.is_active:
+        services.check_may_sit(user)
+        if not pair.first.may_play:
             raise ServiceError(
                 "partner_banned",
                 _("%(name)s está expulsado y no puede jugar.") % {"name": pair.first.public_name},

@@ -265,7 +265,7 @@ def settle(match: Match) -> None:
         return
     if table.cancel_reason == Table.CancelReason.BANNED:
         seats = Seat.objects.filter(table=table).select_related("user")
-        teams = {s.seat % 2 for s in seats if s.user.is_banned or not s.user.is_active}
+        teams = {s.seat % 2 for s in seats if not s.user.may_play}
         if teams:
             decide_losers(match, teams, Match.Outcome.REMOVED)
             return
