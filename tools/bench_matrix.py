@@ -53,7 +53,6 @@ P99_LIMIT_MS = 150.0
 #: The issue's targets (#34): daphne CPU per move within 1.2× the floor's; ≥ 0.7 of the floor's
 #: tables within the p99 limit (through nginx, one daphne).
 CPU_TARGET, CAPACITY_TARGET = 1.2, 0.7
-NAN = math.nan
 
 
 @dataclass
@@ -63,8 +62,8 @@ class Figures:
     p50_ms: float
     p99_ms: float
     daphne_ms: float  # daphne CPU per move
-    pg_cpu_ms: float = NAN  # the bench database's backends' CPU per move
-    pg_active_ms: float = NAN  # their pg_stat_database.active_time per move
+    pg_cpu_ms: float = math.nan  # the bench database's backends' CPU per move
+    pg_active_ms: float = math.nan  # their pg_stat_database.active_time per move
     errors: int = 0  # error messages from the site (e.g. «stale»: two acts raced)
     failures: int = 0  # sockets that did not open
 
@@ -103,7 +102,7 @@ class Sitting:
 
 
 def say(text: str) -> None:
-    print(f"bench-matrix: {text}", file=sys.stderr, flush=True)
+    print(f"bench-matrix: {time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
 
 
 # The search and the table.
@@ -151,7 +150,8 @@ def table(rows: list[Row], no_floor: str) -> str:
     ]
     for row in rows:
         s, f = row.site, row.floor
-        assert s is not None  # (measured, or the sitting stopped before the table)
+        if s is None:
+            continue
         floor, cpu, capacity = no_floor, "–", "–"
         if f is not None:
             floor = f"{_f(f.moves_per_s)} · {_f(f.p50_ms)} · {_f(f.p99_ms, 0)} · "
@@ -286,9 +286,8 @@ def _floor_nginx(
     sitting.ran(site)
     text = subprocess.run(site, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     (run_dir / "barajamos.conf").write_text(text)
-    conf = run_dir / "nginx.conf"
     template = (ROOT / "deploy" / "nginx" / "nginx.conf").read_text()
-    conf.write_text(template.replace("@RUN_DIR@", str(run_dir)))
+    (conf := run_dir / "nginx.conf").write_text(template.replace("@RUN_DIR@", str(run_dir)))
     nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin") or "nginx"
     argv = [nginx, "-e", str(run_dir / "error.log"), "-c", str(conf)]
     return _spawn(sitting, argv, run_dir / "nginx.log")
@@ -301,7 +300,7 @@ def pg_active_ms(dsn: str, database: str) -> float:
     query = "SELECT active_time FROM pg_stat_database WHERE datname = %s"
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(query, (database,)).fetchone()
-    return float(row[0]) if row and row[0] is not None else NAN
+    return float(row[0]) if row and row[0] is not None else math.nan
 
 
 def site_run(sitting: Sitting, site: Site, via: str, tables: int, seconds: float) -> Figures:
@@ -349,7 +348,7 @@ def site_run(sitting: Sitting, site: Site, via: str, tables: int, seconds: float
         gc.unfreeze()
         loadtest.teardown_tables(run)
     moves = len(stats.steady)
-    ms, per = [x * 1000 for x in stats.steady], (1000 / moves if moves else NAN)
+    ms, per = [x * 1000 for x in stats.steady], (1000 / moves if moves else math.nan)
     p50, p99 = loadtest.percentile(ms, 0.5), loadtest.percentile(ms, 0.99)
     figures = Figures(tables, moves / max(0.001, seconds - 2), p50, p99, cpu["daphne"] * per)
     figures.pg_cpu_ms, figures.pg_active_ms = cpu["postgres"] * per, active / 1000 * per
@@ -470,8 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         PYTHONUNBUFFERED="1",
     )
     os.chdir(ROOT)
-    sitting = Sitting(args, dict(os.environ))
-    no_floor = "–"
+    sitting, no_floor = Sitting(args, dict(os.environ)), "–"
     if not args.floor_present:
         no_floor = f"no floor at {args.floor}" if args.floor else "no floor (no --floor)"
         say(f"{no_floor}: the floor is skipped")
@@ -482,11 +480,13 @@ def main(argv: list[str] | None = None) -> int:
     django.setup()
     rows = [Row(d, via) for d in args.daphne for via in args.via]
     started = time.monotonic()
-    for row in rows:
-        configuration(sitting, row)
-    print(table(rows, no_floor))
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    minutes = (time.monotonic() - started) / 60
+    try:
+        for row in rows:
+            configuration(sitting, row)
+    finally:  # (a sitting stopped halfway still shows what it measured)
+        rows = [row for row in rows if row.site]
+        print(table(rows, no_floor))
+    minutes, when = (time.monotonic() - started) / 60, time.strftime("%Y-%m-%d %H:%M %Z")
     print(f"\n{len(rows)} configuration(s) in {minutes:.1f} min, {when}. The commands from the")
     print("project's root (ROOT); the load test ran in this process with tools/loadtest.py's")
     print("functions, as `manage.py loadtest` runs them; one DJANGO_SECRET_KEY for all:\n```sh")

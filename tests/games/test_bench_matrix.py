@@ -51,6 +51,7 @@ def test_the_table_puts_the_floor_beside_the_site_with_the_issues_ratios() -> No
     rows = [
         Row(1, "nginx", site, floor, (225, 270), (450, 510)),
         Row(2, "direct", site),
+        Row(2, "nginx"),  # (a sitting stopped before it: left out)
     ]
     lines = bench_matrix.table(rows, "no floor (no --floor)").splitlines()
     assert lines[0].count("|") == lines[1].count("|") == lines[2].count("|") == 12
@@ -70,6 +71,7 @@ def test_the_table_puts_the_floor_beside_the_site_with_the_issues_ratios() -> No
     ]
     cells = [c.strip() for c in lines[3].split("|")[1:-1]]
     assert cells[7:] == ["no floor (no --floor)", "–", "– · –", "–"]
+    assert len(lines) == 4
 
 
 def test_without_the_floor_at_hand_the_harness_skips_it(tmp_path: Path) -> None:
