@@ -4,8 +4,10 @@ apps call these functions and nothing below them.
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
   rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
-  cancelling a game.
+- `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults.
+- `finish`: the finisher, every way a game ends but played out (abandoned, no-show, cancelled by
+  staff, a ban or the site, practice left); `endings`: how a game ended (`GameEnd`), announced
+  once with `games.signals.game_ended`.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
 - `clockwork`: after an outage, the clocks move on by the time lost (nobody is charged for it).
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
@@ -26,16 +28,17 @@ from .access import can_view, can_view_in, invitation, remember_invitation
 from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
 from .connections import (
     beat,
-    cancel_if_abandoned,
     overdue_seats,
     reap_silent_processes,
     socket_closed,
     socket_opened,
 )
+from .endings import GameEnd, ending_of
 from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
+from .finish import cancel_game, cancel_if_abandoned
 from .groups import collect_group_messages, group_name, release_channel
 from .moves import Outcome, step_key
-from .play import act, act_async, apply_action, cancel_game, play_defaults
+from .play import act, act_async, apply_action, play_defaults
 from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
 from .storage import game_of, live_seat_of, load_table, seat_number, seat_rows
 from .tables import (
@@ -56,6 +59,7 @@ __all__ = [
     "ALL_KEYS",
     "OUTAGES",
     "Conflict",
+    "GameEnd",
     "Outcome",
     "SeatsRefused",
     "ServiceError",
@@ -76,6 +80,7 @@ __all__ = [
     "close_table",
     "collect_group_messages",
     "create_table",
+    "ending_of",
     "fill_with_bots",
     "free_away_seats",
     "game_of",

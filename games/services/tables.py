@@ -17,7 +17,7 @@ from accounts.models import User
 
 from .. import hooks
 from ..models import Connection, Mode, Seat, Table
-from . import abandonment, connections, fairplay, kicks, play, withdrawals
+from . import abandonment, connections, fairplay, finish, kicks, play, withdrawals
 from .access import can_view
 from .errors import SeatsRefused, ServiceError, not_seated
 from .state import after_commit
@@ -387,7 +387,7 @@ def _make_room(user: User, seat: Seat) -> None:
     if seat.table.status == Table.Status.OPEN:
         leave_seat(user, seat.table_id)
     elif seat.table.practice:
-        play.cancel_game(seat.table_id, Table.CancelReason.PRACTICE_LEFT)
+        finish.cancel_game(seat.table_id, Table.CancelReason.PRACTICE_LEFT)
 
 
 def rematch(user: User, table_id: int) -> Table:
