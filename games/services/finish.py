@@ -20,9 +20,9 @@ from .. import engine
 from ..models import QueueDodge, Table
 from . import abandonment
 from .connections import overdue_seats
-from .endings import SEAT_ENDINGS, GameEnd, announce, ending_of
+from .endings import GameEnd, announce, ending_of
 from .moves import Plan, plan_game
-from .play import _retrying
+from .play import _retrying  # (the pipeline's own retry on a lost compare-and-set)
 from .storage import game_of, load_table
 
 
@@ -110,4 +110,4 @@ def no_show(table_id: int, dodgers: Sequence[int]) -> bool:
     return end_game(table_id, Table.CancelReason.NO_SHOW, dodgers=dodgers) is not None
 
 
-__all__ = ["SEAT_ENDINGS", "cancel_game", "cancel_if_abandoned", "end_game", "no_show"]
+__all__ = ["cancel_game", "cancel_if_abandoned", "end_game", "no_show"]
