@@ -24,6 +24,7 @@ from . import elo
 from .models import Acquaintance, PlayerRating, RatedGame, RatingChange
 from .services import (
     LADDER_GAMES,
+    Change,
     LadderGame,
     apply_game,
     ladder_key,
@@ -50,7 +51,7 @@ class Ladder:
     """Every player's standing and every change, as recomputed in memory."""
 
     ratings: dict[tuple[int, str], LadderRow]
-    changes: list[RatingChange]
+    changes: list[Change]
     # who has met whom and in how many games, by mode (Acquaintance rows)
     acquaintances: dict[tuple[int, str], Counter[int]]
     # the games in application order
@@ -106,12 +107,14 @@ def _games_in_order() -> Iterator[LadderGame]:
 def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
     """Replay `games` in order through `services.apply_game`, as the rating task applied them."""
     ratings: dict[tuple[int, str], LadderRow] = {}
-    changes: list[RatingChange] = []
+    changes: list[Change] = []
     met: dict[tuple[int, str], Counter[int]] = defaultdict(Counter)
     order: list[LadderGame] = []
     for game in games:
         mode, seat_users = game.ladder, game.seat_users
-        rows = [ratings.setdefault((u, mode), LadderRow()) for u in seat_users]
+        rows = [
+            ratings.get((u, mode)) or ratings.setdefault((u, mode), LadderRow()) for u in seat_users
+        ]
         standings = [
             elo.Standing(r.rating, r.games, u, r.met, frozenset(met[u, mode]), met[u, mode])
             for u, r in zip(seat_users, rows, strict=True)
@@ -171,7 +174,9 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
                 ],
                 batch_size=5000,
             )
-            RatingChange.objects.bulk_create(ladder.changes, batch_size=5000)
+            RatingChange.objects.bulk_create(
+                [change.row() for change in ladder.changes], batch_size=5000
+            )
             Acquaintance.objects.bulk_create(
                 [
                     Acquaintance(user_id=u, other_id=o, mode=m, games=n)
@@ -235,7 +240,7 @@ def compare(ladder: Ladder, limit: int = 20) -> list[str]:
             if len(differences) >= limit:
                 return differences
     per_player: dict[tuple[int, int], tuple[float, float, float, str]] = {
-        (c.user_id, c.table_id): (c.before, c.after, c.weight, c.limit) for c in ladder.changes
+        (u, t): (b, a, x, lim) for u, t, _m, _s, b, a, _k, x, lim, _w, _p in ladder.changes
     }
     stored_changes = RatingChange.objects.values_list(
         "user_id", "table_id", "before", "after", "weight", "limit"

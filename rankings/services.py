@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
@@ -68,6 +68,26 @@ class LadderGame:
     seat_users: tuple[int, ...]
 
 
+class Change(NamedTuple):
+    """One player's move in one game (a `RatingChange` to be; the recompute holds every one of
+    them in memory, where a model instance would cost several times as much)."""
+
+    user_id: int
+    table_id: int
+    mode: str
+    seat: int
+    before: float
+    after: float
+    k: int
+    weight: float
+    limit: str
+    won: bool
+    played_at: datetime
+
+    def row(self) -> RatingChange:
+        return RatingChange(**self._asdict())
+
+
 class Row(Protocol):
     """A player's standing on a ladder as `apply_game` moves it: a `PlayerRating`, or the
     recompute's row in memory."""
@@ -81,7 +101,7 @@ class Row(Protocol):
 
 def apply_game(
     game: LadderGame, rows: Sequence[Row], standings: list[elo.Standing]
-) -> list[RatingChange]:
+) -> list[Change]:
     """Move the four players' `rows` (by seat) by `game`, from their `standings` before it: the
     one way a game moves a ladder, for the rating task and the recompute alike. Returns the
     changes, unsaved; who has met whom (`meet`) each keeps in its own storage."""
@@ -90,7 +110,7 @@ def apply_game(
         row = rows[seat]
         won = seat % 2 == game.winner_team
         changes.append(
-            RatingChange(
+            Change(
                 user_id=game.seat_users[seat],
                 table_id=game.table_id,
                 mode=game.ladder,
@@ -264,7 +284,7 @@ def rate_table(table_id: int) -> bool:
             row = rows[change.user_id]
             for key, value in PlayerRating.player_fields(*accounts[change.user_id]).items():
                 setattr(row, key, value)
-        RatingChange.objects.bulk_create(changes)
+        RatingChange.objects.bulk_create([change.row() for change in changes])
         buckets.save()
         PlayerRating.objects.bulk_update(
             [rows[u] for u in seat_users],
@@ -377,6 +397,7 @@ def changes_by_table(table_ids: Iterable[int], user_id: int) -> dict[int, Rating
 
 __all__ = [
     "LADDER_GAMES",
+    "Change",
     "LadderGame",
     "apply_game",
     "changes_by_table",

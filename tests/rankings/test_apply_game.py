@@ -28,7 +28,7 @@ def spy(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[int]:
     calls: list[int] = []
     real = rating_services.apply_game
 
-    def counting(game: rating_services.LadderGame, *args: Any) -> list[RatingChange]:
+    def counting(game: rating_services.LadderGame, *args: Any) -> list[rating_services.Change]:
         calls.append(game.table_id)
         return real(game, *args)
 
