@@ -1,10 +1,8 @@
-"""Signals other apps listen to (the rankings app rates finished and abandoned games)."""
+"""Signals other apps listen to (the rankings app rates a game, a tournament moves on)."""
 
 from django.dispatch import Signal
 
-#: Sent once the transaction that finished a game has committed; kwargs: table_id.
-game_finished = Signal()
-
-#: Sent once the transaction that cancelled a rated game for an abandoned seat has committed
-#: (docs/rules.md §8.4); kwargs: table_id, user_id, seat.
-game_abandoned = Signal()
+#: Sent once for every game that ends, however it ends (`games.services.finish`), after the
+#: transaction that ended it has committed; kwargs: table_id, ending (a
+#: `games.services.endings.GameEnd`: how it ended, who won, who was charged).
+game_ended = Signal()

@@ -1,16 +1,25 @@
+from __future__ import annotations
+
 import logging
+from typing import TYPE_CHECKING
 
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
+if TYPE_CHECKING:
+    from games.services import GameEnd
+
 log = logging.getLogger(__name__)
 
 
-def enqueue_rating(sender: object, table_id: int, **kwargs: object) -> None:
-    """games.signals.game_finished / game_abandoned → the rating task (the game has already been
-    committed)."""
+def enqueue_rating(sender: object, ending: GameEnd, **kwargs: object) -> None:
+    """games.signals.game_ended → the rating task, for an end that may move a ladder (the game
+    has already been committed; `services.rate_table` checks the table's ladder)."""
     from .tasks import rate_game
 
+    if ending.ladder_result is None:
+        return
+    table_id = ending.table_id
     try:
         rate_game.delay(table_id)
     except Exception:
@@ -41,13 +50,12 @@ class RankingsConfig(AppConfig):
         from accounts.models import User
         from accounts.profile import register_profile_context
         from games.hooks import provide_ratings
-        from games.signals import game_abandoned, game_finished
+        from games.signals import game_ended
 
         from .profile import profile_provider
         from .queries import rating_labels
 
-        game_finished.connect(enqueue_rating, dispatch_uid="rankings.enqueue_rating")
-        game_abandoned.connect(enqueue_rating, dispatch_uid="rankings.enqueue_abandonment")
+        game_ended.connect(enqueue_rating, dispatch_uid="rankings.enqueue_rating")
         provide_ratings(rating_labels)
         register_profile_context(profile_provider)
         post_save.connect(user_saved, sender=User, dispatch_uid="rankings.user_saved")

@@ -1,7 +1,7 @@
 """Recomputing the ladders from the games, exactly as ``services.rate_table`` built them.
 
 The games are replayed in the order they were applied (``RatedGame`` ids), through the same
-``services.game_changes`` and acquaintances, so ``recompute(write=False)`` can check the stored
+``services.apply_game`` and acquaintances, so ``recompute(write=False)`` can check the stored
 ladders against it and ``recompute()`` can rewrite them.
 """
 
@@ -9,127 +9,122 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connection, transaction
+from django.db.models import Count, F
 
 from accounts.models import User
 from games.models import Table
+from games.services import ladder_result
 
 from . import elo
-from .models import BOTS_PREFIX, Acquaintance, PlayerRating, RatedGame, RatingChange
-from .services import game_changes, rebuild_buckets, sync_players
+from .models import Acquaintance, PlayerRating, RatedGame, RatingChange
+from .services import (
+    LADDER_GAMES,
+    Change,
+    LadderGame,
+    apply_game,
+    ladder_key,
+    rebuild_buckets,
+    sync_players,
+)
+
+
+@dataclass(slots=True)
+class LadderRow:
+    """A player's standing on one ladder, as the recompute builds it in memory (the fields of
+    `PlayerRating` that games move)."""
+
+    rating: float = elo.INITIAL_RATING
+    games: int = 0
+    met: int = 0
+    wins: int = 0
+    best_rating: float = elo.INITIAL_RATING
+    last_played_at: datetime | None = None
 
 
 @dataclass
 class Ladder:
     """Every player's standing and every change, as recomputed in memory."""
 
-    ratings: dict[tuple[int, str], dict[str, object]]
-    changes: list[tuple[int, int, str, int, float, float, int, float, str, bool, datetime]]
+    ratings: dict[tuple[int, str], LadderRow]
+    changes: list[Change]
     # who has met whom and in how many games, by mode (Acquaintance rows)
     acquaintances: dict[tuple[int, str], Counter[int]]
-    # (table_id, mode, winner_team, abandoned seat or None) in application order
-    games: list[tuple[int, str, int, int | None]]
-
-
-#: A game on the ladder: table, mode, winner team, when, the four players by seat, and the seat
-#: abandoned (docs/rules.md §8.4) or None.
-LadderGame = tuple[int, str, int, datetime, list[int], int | None]
+    # the games in application order
+    games: list[LadderGame]
 
 
 def _games_in_order() -> Iterator[LadderGame]:
-    """Games for a ladder (`services.ladder_of`, whose key is the "mode") in the order they were
-    applied, then games never applied (by finish time): those played to the end, and those a
-    player abandoned (which move only that player)."""
-    sql = """
-        SELECT t.id, CASE WHEN t.rated THEN t.mode ELSE %s || t.mode END,
-               CASE WHEN a.id IS NULL THEN t.winner_team ELSE 1 - a.seat %% 2 END,
-               COALESCE(t.finished_at, t.created_at),
-               array_agg(s.user_id ORDER BY s.seat), a.seat
-          FROM games_table t
-          JOIN games_seat s ON s.table_id = t.id
-          LEFT JOIN games_abandonment a ON a.table_id = t.id
-          LEFT JOIN rankings_ratedgame rg ON rg.table_id = t.id
-         WHERE (t.rated OR t.unrated_reason = %s) AND NOT t.practice
-           AND ((t.status = %s AND t.winner_team IS NOT NULL)
-                OR (t.status = %s AND a.id IS NOT NULL))
-         GROUP BY t.id, rg.id, a.id
-        HAVING count(*) = 4 AND count(DISTINCT s.user_id) = 4
-         ORDER BY rg.id IS NULL, rg.id, t.finished_at, t.id
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql,
-            [
-                BOTS_PREFIX,
-                Table.UnratedReason.BOTS,
-                Table.Status.FINISHED,
-                Table.Status.CANCELLED,
-            ],
+    """The games a ladder counts (`services.LADDER_GAMES`, the rating task's own rule) in the
+    order they were applied, then games never applied (by finish time), each with its four
+    different players."""
+    rows = (
+        Table.objects.filter(LADDER_GAMES)
+        .annotate(
+            seat_users=ArrayAgg("seats__user_id", order_by="seats__seat"),
+            seat_count=Count("seats"),
+            players=Count("seats__user_id", distinct=True),
         )
-        while rows := cursor.fetchmany(5000):
-            yield from rows
+        .filter(seat_count=4, players=4)
+        .order_by(F("rating__id").asc(nulls_last=True), "finished_at", "pk")
+        .values_list(
+            "pk",
+            "mode",
+            "practice",
+            "rated",
+            "unrated_reason",
+            "status",
+            "winner_team",
+            "abandonment__seat",
+            "finished_at",
+            "created_at",
+            "seat_users",
+        )
+    )
+    for (
+        pk,
+        mode,
+        practice,
+        rated,
+        reason,
+        status,
+        winner,
+        charged,
+        finished,
+        created,
+        users,
+    ) in rows.iterator(chunk_size=5000):
+        ladder = ladder_key(mode, practice, rated, reason)
+        result = ladder_result(status, winner, charged)
+        assert ladder is not None and result is not None  # (LADDER_GAMES)
+        yield LadderGame(pk, ladder, result[0], result[1], finished or created, tuple(users))
 
 
 def compute_ladder(games: Iterable[LadderGame]) -> Ladder:
-    ratings: dict[tuple[int, str], dict[str, object]] = {}
-    changes: list[tuple[int, int, str, int, float, float, int, float, str, bool, datetime]] = []
+    """Replay `games` in order through `services.apply_game`, as the rating task applied them."""
+    ratings: dict[tuple[int, str], LadderRow] = {}
+    changes: list[Change] = []
     met: dict[tuple[int, str], Counter[int]] = defaultdict(Counter)
-    order: list[tuple[int, str, int, int | None]] = []
-
-    def standing(user_id: int, mode: str) -> dict[str, object]:
-        key = (user_id, mode)
-        row = ratings.get(key)
-        if row is None:
-            row = ratings[key] = {
-                "rating": elo.INITIAL_RATING,
-                "games": 0,
-                "met": 0,
-                "wins": 0,
-                "best_rating": elo.INITIAL_RATING,
-                "last_played_at": None,
-            }
-        return row
-
-    for table_id, mode, winner, played_at, seat_users, abandoned in games:
-        rows = [standing(u, mode) for u in seat_users]
+    order: list[LadderGame] = []
+    for game in games:
+        mode, seat_users = game.ladder, game.seat_users
+        rows = [
+            ratings.get((u, mode)) or ratings.setdefault((u, mode), LadderRow()) for u in seat_users
+        ]
         standings = [
-            elo.Standing(
-                r["rating"], r["games"], u, r["met"], frozenset(met[u, mode]), met[u, mode]
-            )
+            elo.Standing(r.rating, r.games, u, r.met, frozenset(met[u, mode]), met[u, mode])
             for u, r in zip(seat_users, rows, strict=True)
         ]
-        for seat, move in game_changes(standings, winner, abandoned).items():
-            user_id, row = seat_users[seat], rows[seat]
-            won = seat % 2 == winner
-            changes.append(
-                (
-                    user_id,
-                    table_id,
-                    mode,
-                    seat,
-                    row["rating"],
-                    move.after,
-                    move.k,
-                    move.weight,
-                    move.limit,
-                    won,
-                    played_at,
-                )
-            )
-            row["rating"] = move.after
-            row["games"] += 1
-            row["wins"] += int(won)
-            row["best_rating"] = max(row["best_rating"], move.after)
-            if row["last_played_at"] is None or played_at > row["last_played_at"]:
-                row["last_played_at"] = played_at
-        if abandoned is None:
+        changes += apply_game(game, rows, standings)
+        if game.abandoned_seat is None:
             for u, row in zip(seat_users, rows, strict=True):
                 met[u, mode].update(o for o in seat_users if o != u)
-                row["met"] = len(met[u, mode])
-        order.append((table_id, mode, winner, abandoned))
+                row.met = len(met[u, mode])
+        order.append(game)
     return Ladder(ratings, changes, met, order)
 
 
@@ -156,8 +151,13 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
             PlayerRating.objects.all().delete()
             RatedGame.objects.bulk_create(
                 [
-                    RatedGame(table_id=t, mode=m, winner_team=w, abandoned_seat=a)
-                    for t, m, w, a in ladder.games
+                    RatedGame(
+                        table_id=g.table_id,
+                        mode=g.ladder,
+                        winner_team=g.winner_team,
+                        abandoned_seat=g.abandoned_seat,
+                    )
+                    for g in ladder.games
                 ],
                 batch_size=5000,
             )
@@ -169,29 +169,13 @@ def recompute(*, write: bool = True) -> tuple[Ladder, list[str]]:
             }
             PlayerRating.objects.bulk_create(
                 [
-                    PlayerRating(user_id=u, mode=m, **row, **names[u])
+                    PlayerRating(user_id=u, mode=m, **asdict(row), **names[u])
                     for (u, m), row in ladder.ratings.items()
                 ],
                 batch_size=5000,
             )
             RatingChange.objects.bulk_create(
-                [
-                    RatingChange(
-                        user_id=u,
-                        table_id=t,
-                        mode=m,
-                        seat=s,
-                        before=b,
-                        after=a,
-                        k=k,
-                        weight=x,
-                        limit=lim,
-                        won=w,
-                        played_at=p,
-                    )
-                    for u, t, m, s, b, a, k, x, lim, w, p in ladder.changes
-                ],
-                batch_size=5000,
+                [change.row() for change in ladder.changes], batch_size=5000
             )
             Acquaintance.objects.bulk_create(
                 [
@@ -238,7 +222,8 @@ def compare(ladder: Ladder, limit: int = 20) -> list[str]:
             "user_id", "mode", "rating", "games", "met", "wins", "best_rating", "last_played_at"
         ).iterator(chunk_size=5000)
     }
-    for key, row in ladder.ratings.items():
+    for key, standing in ladder.ratings.items():
+        row = asdict(standing)
         have = stored.pop(key, None)
         if have is None:
             differences.append(f"user {key[0]} {key[1]}: missing")

@@ -12,13 +12,17 @@ from __future__ import annotations
 import logging
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple, Protocol
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 
 from accounts.models import User
-from games.models import Abandonment, Seat, Table
+from games.models import Seat, Table
+from games.services import LADDER_RESULT, GameEnd, ending_of
 
 from . import elo
 from .models import FOREVER, Acquaintance, PlayerRating, RatedGame, RatingChange, bots_ladder
@@ -27,36 +31,127 @@ log = logging.getLogger(__name__)
 
 
 def ladder_of(table: Table) -> str | None:
-    """The ladder a game goes on: its mode's if it is rated; its mode's bots ladder if a player's
-    bot account played it with none of the site's bots (games.services.play.start said so);
-    None otherwise."""
-    if table.practice:
+    """The ladder a game goes on (`ladder_key`)."""
+    return ladder_key(table.mode, table.practice, table.rated, table.unrated_reason)
+
+
+def ladder_key(mode: str, practice: bool, rated: bool, unrated_reason: str) -> str | None:
+    """The ladder of a table: its mode's if it is rated; its mode's bots ladder if a player's bot
+    account played it with none of the site's bots (games.services.play.start says so); None
+    otherwise. `ON_A_LADDER` is the same rule for queries."""
+    if practice:
         return None
-    if table.rated:
-        return table.mode
-    if table.unrated_reason == Table.UnratedReason.BOTS:
-        return bots_ladder(table.mode)
+    if rated:
+        return mode
+    if unrated_reason == Table.UnratedReason.BOTS:
+        return bots_ladder(mode)
     return None
+
+
+#: `ladder_of(table) is not None` as a filter on tables.
+ON_A_LADDER = Q(practice=False) & (Q(rated=True) | Q(unrated_reason=Table.UnratedReason.BOTS))
+#: The games a ladder counts: on a ladder, and ended in a way that moves it.
+LADDER_GAMES = ON_A_LADDER & LADDER_RESULT
+
+
+@dataclass(frozen=True, slots=True)
+class LadderGame:
+    """A game as its ladder counts it (`apply_game`)."""
+
+    table_id: int
+    ladder: str
+    winner_team: int
+    #: The seat whose player abandoned it and alone moves (docs/rules.md §8.4), or None.
+    abandoned_seat: int | None
+    played_at: datetime
+    #: The four players, by seat.
+    seat_users: tuple[int, ...]
+
+
+class Change(NamedTuple):
+    """One player's move in one game (a `RatingChange` to be; the recompute holds every one of
+    them in memory, where a model instance would cost several times as much)."""
+
+    user_id: int
+    table_id: int
+    mode: str
+    seat: int
+    before: float
+    after: float
+    k: int
+    weight: float
+    limit: str
+    won: bool
+    played_at: datetime
+
+    def row(self) -> RatingChange:
+        return RatingChange(**self._asdict())
+
+
+class Row(Protocol):
+    """A player's standing on a ladder as `apply_game` moves it: a `PlayerRating`, or the
+    recompute's row in memory."""
+
+    rating: float
+    games: int
+    wins: int
+    best_rating: float
+    last_played_at: datetime | None
+
+
+def apply_game(
+    game: LadderGame, rows: Sequence[Row], standings: list[elo.Standing]
+) -> list[Change]:
+    """Move the four players' `rows` (by seat) by `game`, from their `standings` before it: the
+    one way a game moves a ladder, for the rating task and the recompute alike. Returns the
+    changes, unsaved; who has met whom (`meet`) each keeps in its own storage."""
+    changes = []
+    for seat, move in game_changes(standings, game.winner_team, game.abandoned_seat).items():
+        row = rows[seat]
+        won = seat % 2 == game.winner_team
+        changes.append(
+            Change(
+                user_id=game.seat_users[seat],
+                table_id=game.table_id,
+                mode=game.ladder,
+                seat=seat,
+                before=row.rating,
+                after=move.after,
+                k=move.k,
+                weight=move.weight,
+                limit=move.limit,
+                won=won,
+                played_at=game.played_at,
+            )
+        )
+        row.rating = move.after
+        row.games += 1
+        row.wins += int(won)
+        row.best_rating = max(row.best_rating, row.rating)
+        if row.last_played_at is None or game.played_at > row.last_played_at:
+            row.last_played_at = game.played_at
+    return changes
+
+
+def ladder_game(
+    table: Table, ending: GameEnd | None, seat_users: Sequence[int]
+) -> LadderGame | None:
+    """What `table`'s game, ended as `ending` says, brings to its ladder (None: nothing)."""
+    ladder = ladder_of(table)
+    result = None if ending is None else ending.ladder_result
+    if ladder is None or result is None:
+        return None
+    winner_team, abandoned_seat = result
+    played_at = table.finished_at or table.created_at
+    return LadderGame(table.pk, ladder, winner_team, abandoned_seat, played_at, tuple(seat_users))
 
 
 def is_ratable(table: Table) -> bool:
-    """A game for a ladder that was played to the end, or that a player abandoned
-    (docs/rules.md §8.4)."""
-    return ladder_of(table) is not None and _outcome(table) is not None
-
-
-def _outcome(table: Table) -> tuple[int, int | None] | None:
-    """(winner team, abandoned seat or None) of a game that goes on the ladder, else None."""
-    if table.status == Table.Status.FINISHED and table.winner_team in (0, 1):
-        return table.winner_team, None
-    if (
-        table.status == Table.Status.CANCELLED
-        and table.cancel_reason == Table.CancelReason.ABANDONED
-        and table.abandoned_seat is not None
-        and Abandonment.objects.filter(table_id=table.pk).exists()
-    ):
-        return 1 - table.abandoned_seat % 2, table.abandoned_seat
-    return None
+    """A game for a ladder that was played to the end, or that a player abandoned and was charged
+    for (docs/rules.md §8.4)."""
+    if ladder_of(table) is None:
+        return False  # (asks the database nothing)
+    return ladder_game(table, ending_of(table, blame=False), ()) is not None
 
 
 def game_changes(
@@ -136,8 +231,7 @@ def rate_table(table_id: int) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     if table is None or not is_ratable(table):
         return False
-    ladder: str = ladder_of(table)  # type: ignore[assignment]
-    winner_team, abandoned_seat = _outcome(table)  # type: ignore[misc]
+    ending = ending_of(table, blame=False)
     if RatedGame.objects.filter(table_id=table_id).exists():
         return False
     seated = Seat.objects.filter(table_id=table_id).values_list(
@@ -149,6 +243,9 @@ def rate_table(table_id: int) -> bool:
         log.warning("table %s finished without four different players: not rated", table_id)
         return False
     seat_users = [users[s] for s in range(4)]
+    game = ladder_game(table, ending, seat_users)
+    assert game is not None
+    ladder = game.ladder
     with transaction.atomic():
         PlayerRating.objects.bulk_create(
             [
@@ -168,50 +265,26 @@ def rate_table(table_id: int) -> bool:
                 RatedGame.objects.create(
                     table_id=table_id,
                     mode=ladder,
-                    winner_team=winner_team,
-                    abandoned_seat=abandoned_seat,
+                    winner_team=game.winner_team,
+                    abandoned_seat=game.abandoned_seat,
                 )
         except IntegrityError:
             transaction.set_rollback(True)
             return False  # somebody else rated it first
-        played_at = table.finished_at or table.created_at
-        buckets = BucketMoves(ladder)
         acquaintances = acquaintances_of(ladder, [rows[u] for u in seat_users])
         shared = shared_games(ladder, seat_users)
         standings = [standing_of(rows[u], acquaintances, shared[u]) for u in seat_users]
-        moves = game_changes(standings, winner_team, abandoned_seat)
-        if abandoned_seat is None:
+        games_before = {u: rows[u].games for u in seat_users}
+        changes = apply_game(game, [rows[u] for u in seat_users], standings)
+        if game.abandoned_seat is None:
             meet(ladder, seat_users, rows, shared)
-        changes = []
-        for seat, move in moves.items():
-            user_id = seat_users[seat]
-            row = rows[user_id]
-            won = seat % 2 == winner_team
-            changes.append(
-                RatingChange(
-                    user_id=user_id,
-                    table_id=table_id,
-                    mode=ladder,
-                    seat=seat,
-                    before=row.rating,
-                    after=move.after,
-                    k=move.k,
-                    weight=move.weight,
-                    limit=move.limit,
-                    won=won,
-                    played_at=played_at,
-                )
-            )
-            buckets.move(row.rating, row.games, move.after)
-            row.rating = move.after
-            row.games += 1
-            row.wins += int(won)
-            row.best_rating = max(row.best_rating, row.rating)
-            if row.last_played_at is None or played_at > row.last_played_at:
-                row.last_played_at = played_at
-            for key, value in PlayerRating.player_fields(*accounts[user_id]).items():
+        buckets = BucketMoves(ladder)
+        for change in changes:
+            buckets.move(change.before, games_before[change.user_id], change.after)
+            row = rows[change.user_id]
+            for key, value in PlayerRating.player_fields(*accounts[change.user_id]).items():
                 setattr(row, key, value)
-        RatingChange.objects.bulk_create(changes)
+        RatingChange.objects.bulk_create([change.row() for change in changes])
         buckets.save()
         PlayerRating.objects.bulk_update(
             [rows[u] for u in seat_users],
@@ -301,17 +374,10 @@ def sync_players() -> None:
 
 
 def pending_table_ids(limit: int | None = None) -> list[int]:
-    """Games for a ladder (`ladder_of`) finished or abandoned that have not been applied yet (a
-    lost task, a broker outage)."""
-    finished = Q(status=Table.Status.FINISHED, winner_team__isnull=False)
-    abandoned = Q(status=Table.Status.CANCELLED, abandonment__isnull=False)
+    """Games a ladder counts (`LADDER_GAMES`) that have not been applied yet (a lost task, a
+    broker outage)."""
     qs = (
-        Table.objects.filter(
-            finished | abandoned,
-            Q(rated=True) | Q(unrated_reason=Table.UnratedReason.BOTS),
-            practice=False,
-            rating__isnull=True,
-        )
+        Table.objects.filter(LADDER_GAMES, rating__isnull=True)
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)
     )
@@ -330,6 +396,10 @@ def changes_by_table(table_ids: Iterable[int], user_id: int) -> dict[int, Rating
 
 
 __all__ = [
+    "LADDER_GAMES",
+    "Change",
+    "LadderGame",
+    "apply_game",
     "changes_by_table",
     "pending_table_ids",
     "rate_table",

@@ -6,9 +6,10 @@ from django.utils.translation import gettext_lazy as _
 log = logging.getLogger(__name__)
 
 
-def game_ended(sender: object, table_id: int, **kwargs: object) -> None:
-    """games.signals.game_finished / game_abandoned: if it was a tournament's game, move the
-    tournament on in a Celery task (the beat sweep does it too, a second later at most)."""
+def on_game_ended(sender: object, table_id: int, **kwargs: object) -> None:
+    """games.signals.game_ended, however it ended: if it was a tournament's game, move the
+    tournament on in a Celery task (the beat sweep does it too, a second later at most), which
+    settles it from its `GameEnd` (`rounds.settle`)."""
     from .models import Match
     from .tasks import run_tournament
 
@@ -34,15 +35,14 @@ class TournamentsConfig(AppConfig):
         from accounts.profile import register_profile_context
         from accounts.relations import blocked
         from games.hooks import provide_sit_check, provide_table_links, provide_table_tags
-        from games.signals import game_abandoned, game_finished
+        from games.signals import game_ended
 
         from .links import tournament_link, tournament_tags
         from .profile import profile_provider
         from .services import check_may_sit
         from .services.registration import withdraw_blocked
 
-        game_finished.connect(game_ended, dispatch_uid="tournaments.game_finished")
-        game_abandoned.connect(game_ended, dispatch_uid="tournaments.game_abandoned")
+        game_ended.connect(on_game_ended, dispatch_uid="tournaments.game_ended")
         provide_sit_check(check_may_sit)
         provide_table_links(tournament_link)
         provide_table_tags(tournament_tags)

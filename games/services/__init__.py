@@ -4,7 +4,10 @@ apps call these functions and nothing below them.
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
   rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): the one move pipeline, cancelling a game.
+- `play` (with the pure planning of `moves`): the one move pipeline.
+- `finish`: the finisher, every way a game ends but played out (abandoned, no-show, cancelled by
+  staff, a ban or the site, practice left); `endings`: how a game ended (`GameEnd`), announced
+  once with `games.signals.game_ended`.
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
 - `clock`: the turn clock's facts (the pure value is `games.clock.TurnClock`); `clockwork`:
   what runs it (the clock's defaults for overdue turns; after an outage, the clocks move on by
@@ -28,7 +31,8 @@ name said what the short one is about:
   counts as one more invitation), `send_groups`, `tell` (a message to a
   player's every page);
 - for moderation: `cancel_invitations` (`withdrawals.cancel`), `leave_queue` (`queue.leave`);
-- for rankings: `within_rate` (the shared Redis rate limit);
+- for rankings: `within_rate` (the shared Redis rate limit); how a game ended and whether it
+  moves a ladder (`GameEnd`, `ending_of`, `ladder_result`, `LADDER_RESULT`);
 - for Celery beat (musweb): `record_outage` (`clockwork.record_outage`);
 - for the benchmarks: `join_queue`, `sweep_queue`, `reap_queue_sockets`
   (`queue.join`, `queue.sweep`, `queue.reap_silent_sockets`), `expire_invitations`
@@ -58,20 +62,21 @@ from .bots import fill_with_bots, leave_practice, play_bot_turn, start_practice
 from .clockwork import play_defaults, record_outage
 from .connections import (
     beat,
-    cancel_if_abandoned,
     overdue_seats,
     reap_silent_processes,
     socket_closed,
     socket_opened,
 )
+from .endings import LADDER_RESULT, GameEnd, ending_of, ladder_result
 from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
 from .fairplay import PAIR_GAMES_PER_DAY
+from .finish import cancel_game, cancel_if_abandoned
 from .groups import collect_group_messages, group_name, release_channel, send_groups
 from .invitations import check_rate as check_invitation_rate
 from .invitations import expire as expire_invitations
 from .moves import Outcome, step_key
 from .notify import queue_group, tell
-from .play import act, act_async, apply_action, cancel_game
+from .play import act, act_async, apply_action
 from .queue import join as join_queue
 from .queue import leave as leave_queue
 from .queue import reap_silent_sockets as reap_queue_sockets
@@ -96,11 +101,13 @@ from .withdrawals import cancel as cancel_invitations
 
 __all__ = [
     "ALL_KEYS",
+    "LADDER_RESULT",
     "OUTAGES",
     "PAIR_GAMES_PER_DAY",
     "SYSTEM",
     "Actor",
     "Conflict",
+    "GameEnd",
     "Outcome",
     "SeatsRefused",
     "ServiceError",
@@ -123,6 +130,7 @@ __all__ = [
     "close_table",
     "collect_group_messages",
     "create_table",
+    "ending_of",
     "expire_invitations",
     "fill_with_bots",
     "free_away_seats",
@@ -133,6 +141,7 @@ __all__ = [
     "invitations_held",
     "join_queue",
     "kick",
+    "ladder_result",
     "leave_practice",
     "leave_queue",
     "leave_seat",

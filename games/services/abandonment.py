@@ -8,13 +8,11 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.translation import ngettext
 
 from ..models import Abandonment, Table
-from ..signals import game_abandoned
 from .errors import ServiceError
 
 #: Abandonments counted together, and the suspension after the 2nd, 3rd and later ones in it.
@@ -80,13 +78,11 @@ def check_may_sit(user: Any) -> None:
         raise ServiceError("suspended", suspension_message(end))
 
 
-def charge(table: Table, seat: int, user_id: int) -> None:
-    """Record that `user_id` abandoned `table` at `seat` (within the transaction that cancels
-    it). Practice and unrated games cost nothing (a game for the bots ladder is rated there); the
-    ladder is told once it is committed."""
+def charge(table: Table, seat: int, user_id: int) -> bool:
+    """Record that `user_id` abandoned `table` at `seat`, within the transaction that ends it
+    (`finish.end_game`, which announces the charge with the game's end). Practice and unrated
+    games cost nothing (a game for the bots ladder is rated there). True if charged."""
     if table.practice or not (table.rated or table.unrated_reason == Table.UnratedReason.BOTS):
-        return
+        return False
     Abandonment.objects.create(user_id=user_id, table_id=table.pk, seat=seat)
-    transaction.on_commit(
-        lambda: game_abandoned.send(sender=Table, table_id=table.pk, user_id=user_id, seat=seat)
-    )
+    return True

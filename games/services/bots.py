@@ -18,7 +18,7 @@ from accounts import bots as accounts_bots
 from accounts.models import User
 
 from ..models import DEFAULT_BOT_LEVEL, BotLevel, Seat, Table
-from . import play, tables
+from . import finish, play, tables
 from .access import SYSTEM, Actor
 from .errors import ServiceError, not_seated
 from .state import after_commit
@@ -125,7 +125,7 @@ def leave_practice(user: User, table_id: int) -> bool:
         raise ServiceError(
             "not_practice", _("Solo una práctica contra bots se puede dejar a medias.")
         )
-    if not play.cancel_game(table_id, Table.CancelReason.PRACTICE_LEFT):
+    if not finish.cancel_game(table_id, Table.CancelReason.PRACTICE_LEFT):
         raise ServiceError("over", _("La partida ya ha terminado."))
     return True
 

@@ -36,10 +36,9 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import Connection, Seat, ServerProcess, Table
-from . import abandonment, adb, clock, presence
+from . import adb, clock, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
-from .play import cancel_game
 from .state import ONLOOKER, audience, broadcast
 from .storage import load_table
 
@@ -339,24 +338,7 @@ def reap_silent_processes() -> int:
 # The budget runs out.
 # --------------------------------------------------------------------------------------------
 def overdue_seats(now: datetime) -> Any:
-    """Seats of games in play whose wait ran out (`cancel_if_abandoned` cancels their games)."""
+    """Seats of games in play whose wait ran out (`finish.cancel_if_abandoned` ends their games)."""
     return Seat.objects.filter(
         table__status=Table.Status.PLAYING, reconnect_deadline__lte=now, connections=0
     ).exclude(table__quick=True, arrived=False)
-
-
-def cancel_if_abandoned(table_id: int) -> bool:
-    """Cancel the game when a seat's budget has run out (§8.4). A player who had come to it is
-    charged an abandonment; one who never came is a no-show (§8.3), charged nothing here: the
-    game is cancelled as `NO_SHOW` naming their seat (a tournament's pair forfeits), and at
-    quick play's tables it is left to the queue's own rule (`queue.cancel_no_shows`, a dodge)."""
-    overdue = overdue_seats(timezone.now()).filter(table_id=table_id)
-    overdue = overdue.order_by("reconnect_deadline").first()
-    if overdue is None:
-        return False
-    reason = Table.CancelReason.ABANDONED if overdue.arrived else Table.CancelReason.NO_SHOW
-    with transaction.atomic():
-        cancelled = cancel_game(table_id, reason, abandoned_seat=overdue.seat)
-        if cancelled and overdue.arrived:
-            abandonment.charge(Table.objects.get(pk=table_id), overdue.seat, overdue.user_id)
-    return cancelled

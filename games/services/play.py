@@ -23,9 +23,9 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from .. import engine
-from ..models import Seat, Table
-from ..signals import game_finished
+from ..models import Table
 from . import adb
+from .endings import announce, game_over, played
 from .errors import OUTAGES, Conflict, ServiceError, Unavailable
 from .moves import Outcome, Plan, plan_action, plan_game, plan_move
 from .state import after_commit
@@ -108,7 +108,7 @@ def commit(plan: Plan) -> None:
             setattr(plan.table, key, value)
         remember_game(plan.table, plan.after)
         if plan.ends_game and plan.table.status == Table.Status.FINISHED:
-            game_finished.send(sender=Table, table_id=plan.table.pk)
+            announce(played(plan.table))
         after_commit(plan.table, bots=True)
 
 
@@ -127,9 +127,7 @@ def _commit_once(plan: Plan) -> None:
         compare_and_set(table, **plan.fields)
         remember_game(table, plan.after)
         if plan.ends_game:
-            Seat.objects.filter(table=table).update(active=False)
-            if table.status == Table.Status.FINISHED:
-                transaction.on_commit(lambda: game_finished.send(sender=Table, table_id=table.pk))
+            game_over(table)
     after_commit(table, bots=True)
 
 
@@ -197,34 +195,3 @@ def start(table: Table, rng: Any = None) -> None:
     commit(
         plan_game(table, game, status=Table.Status.PLAYING, started_at=timezone.now(), **unrated)
     )
-
-
-def cancel_game(
-    table_id: int, reason: str, note: str = "", *, abandoned_seat: int | None = None
-) -> bool:
-    """Cancel a game in progress: unrated, record kept, everybody back to the lobby.
-
-    `reason` is a `Table.CancelReason`; `note` is a moderator's own words (not shown to players);
-    `abandoned_seat` the seat whose player used up their reconnection budget. The record says
-    how it ended (docs/game-record.md, `ended`).
-    """
-
-    def make_plan() -> Plan | None:
-        table = load_table(table_id)
-        game = None if table is None or table.status != Table.Status.PLAYING else game_of(table)
-        if table is None or game is None:
-            return None
-        plan = plan_game(
-            table,
-            engine.cancel(game),
-            game,
-            status=Table.Status.CANCELLED,
-            cancel_reason=reason,
-            cancel_note=note,
-            abandoned_seat=abandoned_seat,
-            finished_at=timezone.now(),
-        )
-        plan.fields["record"]["ended"] = {"reason": reason, "abandoned_seat": abandoned_seat}
-        return plan
-
-    return _retrying(make_plan) is not None

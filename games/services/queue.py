@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import groupby
@@ -51,7 +50,7 @@ from ..models import (
     ServerProcess,
     Table,
 )
-from . import abandonment, bots, play, tables
+from . import abandonment, bots, finish, tables
 from .access import check_standing
 from .errors import ServiceError
 from .groups import batched
@@ -439,15 +438,7 @@ def dodge(user: User) -> bool:
     """«Cancelar» right after quick play seated the player, before they came: the game is
     cancelled for everybody and the player charged a dodge. False if there was nothing to leave."""
     seat = _absent_seats(timezone.now()).filter(user=user).first()
-    return seat is not None and _cancel_no_show(seat.table_id, [user.pk])
-
-
-def _cancel_no_show(table_id: int, user_ids: Sequence[int]) -> bool:
-    with transaction.atomic():
-        if not play.cancel_game(table_id, Table.CancelReason.NO_SHOW):
-            return False
-        QueueDodge.objects.bulk_create(QueueDodge(user_id=u, table_id=table_id) for u in user_ids)
-    return True
+    return seat is not None and finish.no_show(seat.table_id, [user.pk])
 
 
 @batched
@@ -458,7 +449,7 @@ def cancel_no_shows() -> int:
     absent: dict[int, list[int]] = defaultdict(list)
     for table_id, user_id in late.values_list("table_id", "user_id"):
         absent[table_id].append(user_id)
-    return sum(int(_cancel_no_show(t, users)) for t, users in absent.items())
+    return sum(int(finish.no_show(t, users)) for t, users in absent.items())
 
 
 def _gone(now: datetime) -> Q:

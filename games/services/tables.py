@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 from accounts.models import User
 
 from ..models import Connection, Mode, Seat, Table
-from . import connections, fairplay, kicks, play, withdrawals
+from . import connections, fairplay, finish, kicks, play, withdrawals
 from .access import SYSTEM, Actor, check_manages, check_may_sit_at, check_standing, no_bot_accounts
 from .errors import SeatsRefused, ServiceError, not_seated
 from .state import after_commit
@@ -375,7 +375,7 @@ def _make_room(user: User, seat: Seat) -> None:
     if seat.table.status == Table.Status.OPEN:
         leave_seat(user, seat.table_id)
     elif seat.table.practice:
-        play.cancel_game(seat.table_id, Table.CancelReason.PRACTICE_LEFT)
+        finish.cancel_game(seat.table_id, Table.CancelReason.PRACTICE_LEFT)
 
 
 def rematch(user: User, table_id: int) -> Table:

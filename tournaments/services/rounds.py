@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from games import services
 from games.engine.game import TARGET
-from games.models import ENDED_STATUSES, Seat, Table
+from games.models import ENDED_STATUSES, Table
 from games.services import collect_group_messages, send_groups
 from rankings import elo
 from rankings.services import ratings_by_user
@@ -231,44 +231,34 @@ def decide_losers(match: Match, teams: set[int], outcome: str, note: str = "") -
         decide(match, match.pair_a_id, outcome, (TARGET, 0), note)
 
 
-def _gone_teams(table: Table) -> set[int]:
-    """The teams one of whose players had used up their reconnection budget when the game was
-    cancelled (both, when the rival pair was away too)."""
-    ended = (table.finished_at or timezone.now()) + timedelta(seconds=1)
-    gone = Seat.objects.filter(
-        table=table, connections=0, reconnect_deadline__isnull=False, reconnect_deadline__lte=ended
-    ).values_list("seat", flat=True)
-    return {seat % 2 for seat in gone}
+#: How a pair that lost its game by leaving it loses the match.
+FORFEITS = {
+    Table.CancelReason.ABANDONED: Match.Outcome.ABANDONED,
+    # A player who never came to the table: a forfeit for their pair (docs/rules.md §8.3).
+    Table.CancelReason.NO_SHOW: Match.Outcome.NO_SHOW,
+    Table.CancelReason.BANNED: Match.Outcome.REMOVED,
+}
 
 
 def settle(match: Match) -> None:
-    """Bring the result of `match`'s game, which has ended, into the tournament."""
+    """Bring the result of `match`'s game, which has ended, into the tournament, as its
+    `GameEnd` says (the games app works out how it ended, once)."""
     table = match.table
     assert table is not None
-    if table.status == Table.Status.FINISHED and table.winner_team in (0, 1):
+    ending = services.ending_of(table)
+    assert ending is not None
+    if ending.played_out and ending.winner_team in (0, 1):
         # The winner counts the game's 40 tantos (reached, or won with an órdago, which may
         # leave it behind on the scoreboard); the loser what it had.
-        loser = 1 - table.winner_team
+        loser = 1 - ending.winner_team
         tantos = [TARGET, TARGET]
-        tantos[loser] = min(((table.scores or []) + [0, 0])[loser], TARGET - 1)
-        winner = match.pair_a_id if table.winner_team == 0 else match.pair_b_id
+        tantos[loser] = min((*ending.scores, 0, 0)[loser], TARGET - 1)
+        winner = match.pair_a_id if ending.winner_team == 0 else match.pair_b_id
         decide(match, winner, Match.Outcome.PLAYED, (tantos[0], tantos[1]))
         return
-    if table.cancel_reason == Table.CancelReason.ABANDONED and table.abandoned_seat is not None:
-        teams = {table.abandoned_seat % 2} | _gone_teams(table)
-        decide_losers(match, teams, Match.Outcome.ABANDONED)
+    if ending.reason in FORFEITS and ending.losing_teams:
+        decide_losers(match, set(ending.losing_teams), FORFEITS[ending.reason])
         return
-    if table.cancel_reason == Table.CancelReason.NO_SHOW and table.abandoned_seat is not None:
-        # A player who never came to the table: a forfeit for their pair (docs/rules.md §8.3).
-        teams = {table.abandoned_seat % 2} | _gone_teams(table)
-        decide_losers(match, teams, Match.Outcome.NO_SHOW)
-        return
-    if table.cancel_reason == Table.CancelReason.BANNED:
-        seats = Seat.objects.filter(table=table).select_related("user")
-        teams = {s.seat % 2 for s in seats if not s.user.may_play}
-        if teams:
-            decide_losers(match, teams, Match.Outcome.REMOVED)
-            return
     # Cancelled by a moderator or by the site: the organisers decide (`staff.adjudicate`).
     match.status = Match.Status.AWAITING
     match.save(update_fields=["status"])
