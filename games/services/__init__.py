@@ -4,8 +4,10 @@ apps call these functions and nothing below them.
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
   rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): the one move pipeline, the clock's defaults,
-  cancelling a game.
+- `play` (with the pure planning of `moves`): a player's or a bot's action, the clock's
+  defaults, cancelling a game; all committed by `pipeline`, the one move pipeline (load, plan,
+  compare-and-set, publish), whose steps run through `executor` (Django's connection, or the
+  event loop's own: `adb`).
 - `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
 - `clockwork`: after an outage, the clocks move on by the time lost (nobody is charged for it).
 - `state`: what each audience sees, and broadcasts; `access`: who may see a table.
@@ -35,7 +37,7 @@ from .connections import (
 from .errors import OUTAGES, Conflict, SeatsRefused, ServiceError, Unavailable
 from .groups import collect_group_messages, group_name, release_channel
 from .moves import Outcome, step_key
-from .play import act, act_async, apply_action, cancel_game, play_defaults
+from .play import act, act_on_loop, apply_action, cancel_game, play_defaults
 from .state import ALL_KEYS, broadcast, build_states, state_for, state_text, table_message
 from .storage import game_of, live_seat_of, load_table, seat_number, seat_rows
 from .tables import (
@@ -61,7 +63,7 @@ __all__ = [
     "ServiceError",
     "Unavailable",
     "act",
-    "act_async",
+    "act_on_loop",
     "apply_action",
     "beat",
     "broadcast",
