@@ -221,7 +221,7 @@ MUS_REMATCH_SECONDS = env_int("MUS_REMATCH_SECONDS", 120, minimum=1)
 # at this many minutes each, and a player may not be in two tournaments whose expected times
 # overlap (tournaments.models.Tournament.overlaps).
 MUS_TOURNAMENT_ROUND_MINUTES = env_int("MUS_TOURNAMENT_ROUND_MINUTES", 45, minimum=1)
-# Database connections of each daphne process for moves on the event loop (services.act_async).
+# Database connections of each daphne process for moves on the event loop (services.act_on_loop).
 MUS_ASYNC_DB_CONNECTIONS = env_int("MUS_ASYNC_DB_CONNECTIONS", 4, minimum=1)
 # Quick play: a player joins the queue at most MUS_QUEUE_JOINS times in MUS_QUEUE_JOINS_SECONDS
 # (each join takes the queue's lock and tells every waiting player), and the waiting are told

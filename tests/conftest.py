@@ -63,7 +63,7 @@ def _close_connection_pools(django_db_setup: None, django_db_blocker: object) ->
 
 @pytest.fixture(autouse=True)
 def _close_async_database_connections() -> object:
-    """The consumers' event-loop connection (games.services.act_async) dies with its test."""
+    """The consumers' event-loop connection (games.services.act_on_loop) dies with its test."""
     yield
     from games.services import adb, connections
 

@@ -4,7 +4,10 @@ apps call these functions and nothing below them.
 - `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
   rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
   seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): the one move pipeline.
+- `play` (with the pure planning of `moves`): a player's or a bot's action and the first deal;
+  every change is committed by `pipeline`, the one move pipeline (load, plan, compare-and-set,
+  publish), whose steps run through `executor` (Django's connection, or the event loop's own:
+  `adb`).
 - `finish`: the finisher, every way a game ends but played out (abandoned, no-show, cancelled by
   staff, a ban or the site, practice left); `endings`: how a game ended (`GameEnd`), announced
   once with `games.signals.game_ended`.
@@ -76,7 +79,7 @@ from .invitations import check_rate as check_invitation_rate
 from .invitations import expire as expire_invitations
 from .moves import Outcome, step_key
 from .notify import queue_group, tell
-from .play import act, act_async, apply_action
+from .play import act, act_on_loop, apply_action
 from .queue import join as join_queue
 from .queue import leave as leave_queue
 from .queue import reap_silent_sockets as reap_queue_sockets
@@ -113,7 +116,7 @@ __all__ = [
     "ServiceError",
     "Unavailable",
     "act",
-    "act_async",
+    "act_on_loop",
     "apply_action",
     "beat",
     "broadcast",

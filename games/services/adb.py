@@ -1,14 +1,15 @@
-"""The event loop's own database connections, for moves that write one row (`play.act_async`).
+"""The event loop's own database connections, for moves that write one row (`executor.Loop`).
 
 Channels runs all database work of a daphne process in one thread; under load every socket's move
 queued behind it, and after each query the thread waited for the GIL held by the busy event loop
 (docs/performance.md). A few psycopg async connections per event loop, a table always on the same
-one, run the same two statements as the worker thread would.
+one, run the same statements as the worker thread would.
 
 A PostgreSQL restart leaves these connections dead without anybody noticing until they are used:
-a read that fails on one is read again on a fresh connection, once; a compare-and-set that fails
-is looked up on a fresh connection (did it land before the connection died?) and written again
-only if it did not. What still fails is `Unavailable` (docs/deploy.md, «Caídas»).
+a connection that fails is dropped, and the next statement opens a fresh one. A statement that
+is safe to repeat runs again, once (`again_if_dead`); a move's compare-and-set is settled by the
+pipeline (`games.services.pipeline`). What still fails is `Unavailable` (docs/deploy.md,
+«Caídas»).
 """
 
 from __future__ import annotations
@@ -22,17 +23,13 @@ from typing import Any
 
 import orjson
 import psycopg
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from psycopg.types.json import set_json_loads
 
-from ..models import ServerProcess, Table
-from .errors import Conflict, Unavailable
-from .groups import group_name, send_groups
-from .state import table_message
-from .storage import cas_applied, cas_landed, cas_statement, load_sql, table_from_row
+from ..models import ServerProcess
+from .errors import Unavailable
 
 _Key = tuple[asyncio.AbstractEventLoop, int]
 _CONNECTIONS: dict[_Key, psycopg.AsyncConnection[Any]] = {}
@@ -41,7 +38,7 @@ _LOCKS: dict[_Key, asyncio.Lock] = {}
 #: The keys of each event loop's connections that belong to no table: one for reads of their own
 #: (a socket's session and user, its chat history), one for transactions (`transaction`). Tables
 #: use `table_id % MUS_ASYNC_DB_CONNECTIONS`, never negative.
-_READS = -1
+READS = -1
 _TRANSACTIONS = -2
 _TRANSACTION_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
     weakref.WeakKeyDictionary()
@@ -79,7 +76,7 @@ async def _connection(table_id: int) -> psycopg.AsyncConnection[Any]:
     return conn
 
 
-async def _execute(table_id: int, sql: str, params: list[Any], *, fetch: bool | str) -> Any:
+async def execute(table_id: int, sql: str, params: list[Any], *, fetch: bool | str) -> Any:
     """One statement on the connection for `table_id`: its row (`fetch`), all its rows (`fetch`
     "all") or its row count. A connection that fails is dropped before the error goes up."""
     conn = None
@@ -100,12 +97,12 @@ async def fetch_one(sql: str, params: list[Any]) -> Any:
     """A statement that belongs to no table (a read, or a change safe to repeat): its first row
     or None. Run again on a fresh connection if this one died; `Unavailable` if that fails
     too."""
-    return await again_if_dead(lambda: _execute(_READS, sql, params, fetch=True))
+    return await again_if_dead(lambda: execute(READS, sql, params, fetch=True))
 
 
 async def fetch_all(sql: str, params: list[Any]) -> list[Any]:
     """`fetch_one`, all the rows."""
-    rows: list[Any] = await again_if_dead(lambda: _execute(_READS, sql, params, fetch="all"))
+    rows: list[Any] = await again_if_dead(lambda: execute(READS, sql, params, fetch="all"))
     return rows
 
 
@@ -142,53 +139,6 @@ async def again_if_dead[T](run: Callable[[], Awaitable[T]]) -> T:
         raise Unavailable() from None
 
 
-async def _load(table_id: int) -> Table | None:
-    return table_from_row(await _execute(table_id, load_sql(), [table_id], fetch=True))
-
-
-async def load_table(table_id: int) -> Table | None:
-    """`storage.load_table` on the event loop: read again on a fresh connection if this one
-    died (a PostgreSQL restart); `Unavailable` if that fails too."""
-    return await again_if_dead(lambda: _load(table_id))
-
-
-async def _update(table: Table, sql: str, params: list[Any]) -> int:
-    count: int = await _execute(table.pk, sql, params, fetch=False)
-    return count
-
-
-async def compare_and_set(table: Table, fields: dict[str, Any]) -> None:
-    """`storage.compare_and_set` on the event loop.
-
-    The UPDATE commits by itself (autocommit): if the connection dies meanwhile, it either
-    committed or not, and the row says which (`storage.cas_landed`): landed, done; still at the
-    version read, nobody wrote it, so it is written once more on a fresh connection; moved on
-    by somebody else, `Conflict`. `Unavailable` when the database cannot be asked.
-    """
-    sql, params = cas_statement(table, fields)
-    try:
-        rowcount = await _update(table, sql, params)
-    except psycopg.OperationalError:
-        fresh = await load_table(table.pk)
-        if fresh is not None and cas_landed(table, fields, fresh):
-            rowcount = 1
-        elif fresh is None or fresh.version != table.version:
-            raise Conflict() from None
-        else:
-            try:
-                rowcount = await _update(table, sql, params)
-            except psycopg.OperationalError:
-                raise Unavailable() from None
-    cas_applied(table, fields, rowcount)
-
-
-async def publish(table: Table, *, skip: str | None = None) -> None:
-    """`state.broadcast` on the event loop. With Redis down, the state is kept and sent when it
-    is back (`groups.send_groups`)."""
-    if get_channel_layer() is not None:
-        await send_groups([(group_name(table.pk), table_message(table, skip=skip))])
-
-
 async def beat(process: str) -> bool:
     """`connections.beat`'s usual case on the event loop, where a busy sync thread cannot delay
     it: False if the process's row is gone (given up for dead) and the whole `beat` must run.
@@ -197,7 +147,7 @@ async def beat(process: str) -> bool:
     live process up for dead, dropped all its sockets, and putting them back made it later.
     (Harmless to repeat: a connection found dead is replaced and the beat sent again, once.)"""
     sql, params = _beat_sql(), [timezone.now(), process]
-    rows: int = await again_if_dead(lambda: _execute(0, sql, params, fetch=False))
+    rows: int = await again_if_dead(lambda: execute(0, sql, params, fetch=False))
     return rows > 0
 
 

@@ -1,6 +1,6 @@
 """Bot seats: filling tables, practice games, and bots taking their turns.
 
-Bots act through the same move pipeline as people (`play.commit`), from a Celery task that runs
+Bots act through the same move pipeline as people (`pipeline.commit`), from a Celery task that runs
 after a short, human-like pause (`turns.schedule_bot_turn`). A bot only ever sees `engine.view`
 for its own seat.
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Generator
 from functools import cache
 from typing import Any
 
@@ -13,9 +13,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import Block, User
 
 from ..models import ChatMessage, Table
-from . import adb, ratelimit
+from . import ratelimit
 from .errors import ServiceError, no_table
+from .executor import Step
 from .groups import group_name, send_group
+from .pipeline import reading
 from .storage import seat_number
 
 MAX_LENGTH = 300
@@ -92,25 +94,17 @@ def post(user: User, table_id: int, raw: Any) -> ChatMessage:
     return message
 
 
-def history(table_id: int, hidden: Collection[int] = ()) -> list[dict[str, Any]]:
-    """The latest lines of the table's chat, but those of the players in `hidden` (blocked)."""
-    recent = (
-        ChatMessage.objects.filter(table_id=table_id)
-        .exclude(user_id__in=list(hidden))
-        .select_related("user")
-        .order_by("-created_at", "-pk")[:HISTORY]
-    )
-    return [m.to_message() for m in reversed(recent)]
-
-
-async def history_here(table_id: int, user_id: int | None) -> tuple[list[dict[str, Any]], set[int]]:
-    """`history` for a socket joining, on the event loop: the lines but those of whom `user_id`
-    blocks, and whom they block (`accounts.relations.blocked_ids`), in two reads."""
+def recent(
+    table_id: int, reader: int | None
+) -> Generator[Step, Any, tuple[list[dict[str, Any]], set[int]]]:
+    """The latest lines of the table's chat for a socket joining, but those of whom `reader`
+    blocks; and whom they block (`accounts.relations.blocked_ids`), in two reads (steps for the
+    pipeline's executors: `pipeline.run`, `pipeline.run_on_loop`)."""
     hidden: set[int] = set()
-    if user_id is not None:
-        (blocked,) = await adb.fetch_one(_blocked_sql(), [user_id])
+    if reader is not None:
+        (blocked,) = yield from reading(Step("fetch", (_blocked_sql(), [reader])))
         hidden = set(blocked)
-    rows = await adb.fetch_all(_history_sql(), [table_id, list(hidden)])
+    rows = yield from reading(Step("fetch", (_history_sql(), [table_id, list(hidden)], True)))
     recent = [
         ChatMessage(
             id=pk,

@@ -37,7 +37,7 @@ from .clock import clock_in_play, clock_of, shift_all
 from .errors import OUTAGES, Conflict
 from .groups import batched
 from .moves import plan_game
-from .play import commit
+from .pipeline import commit
 from .state import broadcast
 from .storage import game_of, load_table
 from .turns import bot_seats, decide

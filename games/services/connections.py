@@ -22,10 +22,11 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -36,9 +37,10 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import Connection, Seat, ServerProcess, Table
-from . import adb, clock, presence
+from . import adb, clock, pipeline, presence
 from .access import Session, can_view_in
 from .errors import ServiceError, no_table
+from .executor import Loop, Step
 from .state import ONLOOKER, audience, broadcast
 from .storage import load_table
 
@@ -90,76 +92,16 @@ def socket_opened(
     table_id: int, user_id: int, channel: str, process: str = PROCESS
 ) -> Table | None:
     """Count the socket; the table as it is now if that changed what the others see."""
-    with connection.cursor() as cursor:
-        cursor.execute(_open_sql(), [channel, process, table_id, user_id, timezone.now()])
+    counted = _counted(_opening(table_id, user_id, channel, process))
     if process == PROCESS:
         _LOCAL[channel] = (table_id, user_id)
-    return recount(table_id, user_id, skip=channel)
-
-
-#: What counting a socket on the event loop leaves to do: nothing others see changed; the others
-#: must be told (the seat's count went from none to some or back); or the seat's player comes
-#: back or goes away, which changes their clock and reconnection window (`recount`, whose ORM
-#: runs in the worker thread).
-UNCHANGED, TELL, TRANSITION = "unchanged", "tell", "transition"
-
-
-async def socket_opened_here(table_id: int, user_id: int, channel: str) -> str:
-    """`socket_opened`'s counting on the event loop: the socket's row, its seat locked, the
-    seat's sockets counted, in one transaction. Safe to repeat (the row is inserted once), so a
-    connection found dead is replaced and it runs again, once."""
-    _LOCAL[channel] = (table_id, user_id)
-    opened = [channel, PROCESS, table_id, user_id, timezone.now()]
-    try:
-        return await adb.again_if_dead(lambda: _recount_here(table_id, user_id, opened))
-    except BaseException:
-        _LOCAL.pop(channel, None)
-        raise
-
-
-async def socket_closed_here(channel: str) -> tuple[int, int, str] | None:
-    """`socket_closed` on the event loop: the table and player whose socket it was and what is
-    left to do (as `socket_opened_here`); None if it was not counted (or dropped already)."""
-    _LOCAL.pop(channel, None)
-    gone = await adb.fetch_one(_close_sql(), [channel])
-    if gone is None:
-        return None
-    table_id, user_id = gone
-    return table_id, user_id, await adb.again_if_dead(lambda: _recount_here(table_id, user_id))
-
-
-async def _recount_here(table_id: int, user_id: int, opened: list[Any] | None = None) -> str:
-    """`_recount` on the event loop (after inserting the socket's row, `opened`), but for a
-    transition, left to `recount`."""
-    async with adb.transaction() as cursor:
-        if opened is not None:
-            await cursor.execute(_open_sql(), opened)
-        await cursor.execute(_lock_seat_sql(), [table_id, user_id])
-        row = await cursor.fetchone()
-        if row is None:
-            return UNCHANGED  # an onlooker
-        seat_id, before, away, waits, before_start = row
-        await cursor.execute(_count_sql(), _count_params(table_id, user_id, seat_id, before_start))
-        (count,) = await cursor.fetchone() or (0,)
-    return _verdict(before, count, away, waits)
-
-
-def _verdict(before: int, count: int, away: bool, waits: bool) -> str:
-    """What a seat's new count of sockets leaves to do (`UNCHANGED`, `TELL`, `TRANSITION`):
-    one definition for the worker thread's `_recount` and the event loop's."""
-    if (count and away) or (not count and not away and waits):
-        return TRANSITION  # back with a socket, or left without any in a game in play
-    return TELL if bool(count) != bool(before) else UNCHANGED
+    return _told(counted, skip=channel)
 
 
 def socket_closed(channel: str) -> None:
     """The socket `channel` closed."""
     _LOCAL.pop(channel, None)
-    with connection.cursor() as cursor:
-        cursor.execute(_close_sql(), [channel])
-        gone = cursor.fetchone()
-    if gone is not None:  # (else already dropped by the sweep)
-        recount(*gone)
+    _told(_counted(_closing(channel)))  # (None: dropped already by the sweep)
 
 
 def recount(table_id: int, user_id: int, *, skip: str | None = None) -> Table | None:
@@ -167,35 +109,128 @@ def recount(table_id: int, user_id: int, *, skip: str | None = None) -> Table | 
     without any starts waiting for its player (in a game in play); one that has some again
     stops waiting. The others at the table are told (`skip`: a socket being welcomed), and the
     table they were told of is returned (None: nothing they see changed)."""
-    if not _recount(table_id, user_id):
+    return _told(_counted(_counting(table_id, user_id)), skip=skip)
+
+
+def _recount(table_id: int, user_id: int) -> bool:
+    """`recount` without telling anybody: whether the others must be told."""
+    return _counted(_counting(table_id, user_id)).verdict != UNCHANGED
+
+
+#: What counting a socket leaves to do: nothing others see changed; the others must be told (the
+#: seat's count went from none to some or back); or the seat's player comes back or goes away,
+#: which changes their clock and reconnection window (`_transition`, the ORM's: the worker
+#: thread's, so on the event loop it is left to `recount`).
+UNCHANGED, TELL, TRANSITION = "unchanged", "tell", "transition"
+
+
+class Counted(NamedTuple):
+    """A seat's sockets counted: what that leaves to do, and the seat (None: an onlooker)."""
+
+    table_id: int
+    user_id: int
+    verdict: str
+    seat_id: int | None = None
+    away: bool = False
+
+
+async def socket_opening(table_id: int, user_id: int, channel: str) -> str:
+    """`socket_opened`'s counting on the event loop: what is left to do (`TELL`, `TRANSITION`:
+    the worker's `recount`). Safe to repeat (the row is inserted once)."""
+    _LOCAL[channel] = (table_id, user_id)
+    try:
+        counted = await _counted_on_loop(lambda: _opening(table_id, user_id, channel, PROCESS))
+    except BaseException:
+        _LOCAL.pop(channel, None)
+        raise
+    assert counted is not None
+    return counted.verdict
+
+
+async def socket_closing(channel: str) -> Counted | None:
+    """`socket_closed`'s counting on the event loop (as `socket_opening`); None if the socket
+    was not counted (or dropped already)."""
+    _LOCAL.pop(channel, None)
+    return await _counted_on_loop(lambda: _closing(channel))
+
+
+def _counted(steps: Generator[Step, Any, Counted | None]) -> Any:
+    """Run counting `steps` here, in one transaction with the transition they call for.
+
+    Sockets come and go in storms (a game ending at many tables, a restart): the usual case, a
+    count that changes with nobody coming back or going away, is plain statements; the ORM took
+    ten queries, each costing more CPU to build than PostgreSQL took to answer."""
+    with transaction.atomic():
+        counted: Counted | None = pipeline.run(steps)
+        if counted is not None and counted.verdict == TRANSITION:
+            assert counted.seat_id is not None
+            _transition(counted.seat_id, counted.away)
+    return counted
+
+
+async def _counted_on_loop(
+    make_steps: Callable[[], Generator[Step, Any, Counted | None]],
+) -> Counted | None:
+    """Run counting steps in a transaction on the event loop; once more on a fresh connection
+    if this one died (they are safe to repeat)."""
+
+    async def once() -> Counted | None:
+        async with adb.transaction() as cursor:
+            counted: Counted | None = await pipeline.run_on_loop(make_steps(), Loop(cursor))
+        return counted
+
+    return await adb.again_if_dead(once)
+
+
+def _told(counted: Counted | None, skip: str | None = None) -> Table | None:
+    """Tell the others at the table when the count changed what they see; the table told."""
+    if counted is None or counted.verdict == UNCHANGED:
         return None
-    table = load_table(table_id)
+    table = load_table(counted.table_id)
     if table is not None:
         broadcast(table, skip=skip)
     return table
 
 
-def _recount(table_id: int, user_id: int) -> bool:
-    """`recount` without telling anybody: whether the others must be told.
+def _opening(
+    table_id: int, user_id: int, channel: str, process: str
+) -> Generator[Step, Any, Counted]:
+    yield Step("fetch", (_open_sql(), [channel, process, table_id, user_id, timezone.now()]))
+    return (yield from _counting(table_id, user_id))
 
-    Sockets come and go in storms (a game ending at many tables, a restart): the usual case, a
-    count that changes with nobody coming back or going away, is two plain statements; the ORM
-    took ten queries, each costing more CPU to build than PostgreSQL took to answer."""
+
+def _closing(channel: str) -> Generator[Step, Any, Counted | None]:
+    gone = yield Step("fetch", (_close_sql(), [channel]))
+    if gone is None:
+        return None
+    return (yield from _counting(*gone))
+
+
+def _counting(table_id: int, user_id: int) -> Generator[Step, Any, Counted]:
+    """Lock the player's seat and count their sockets at the table (in the caller's
+    transaction)."""
+    row = yield Step("fetch", (_lock_seat_sql(), [table_id, user_id]))
+    if row is None:
+        return Counted(table_id, user_id, UNCHANGED)  # an onlooker
+    seat_id, before, away, waits, before_start = row
+    params = _count_params(table_id, user_id, seat_id, before_start)
+    (count,) = (yield Step("fetch", (_count_sql(), params))) or (0,)
+    return Counted(table_id, user_id, _verdict(before, count, away, waits), seat_id, away)
+
+
+def _verdict(before: int, count: int, away: bool, waits: bool) -> str:
+    """What a seat's new count of sockets leaves to do (`UNCHANGED`, `TELL`, `TRANSITION`)."""
+    if (count and away) or (not count and not away and waits):
+        return TRANSITION  # back with a socket, or left without any in a game in play
+    return TELL if bool(count) != bool(before) else UNCHANGED
+
+
+def _transition(seat_id: int, away: bool) -> None:
+    """The seat's player comes back (`away`) or goes away: their clock and window change."""
     now = timezone.now()
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_lock_seat_sql(), [table_id, user_id])
-        row = cursor.fetchone()
-        if row is None:
-            return False  # an onlooker
-        seat_id, before, away, waits, before_start = row
-        cursor.execute(_count_sql(), _count_params(table_id, user_id, seat_id, before_start))
-        (count,) = cursor.fetchone()
-        verdict = _verdict(before, count, away, waits)
-        if verdict == TRANSITION:
-            seat = Seat.objects.select_related("table", "user").get(pk=seat_id)
-            changed = clock.come_back(seat, now) if away else clock.go_away(seat, now)
-            seat.save(update_fields=changed)
-    return verdict != UNCHANGED
+    seat = Seat.objects.select_related("table", "user").get(pk=seat_id)
+    changed = clock.come_back(seat, now) if away else clock.go_away(seat, now)
+    seat.save(update_fields=changed)
 
 
 @cache

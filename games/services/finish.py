@@ -22,16 +22,15 @@ from . import abandonment
 from .connections import overdue_seats
 from .endings import GameEnd, announce, ending_of
 from .moves import Plan, plan_game
-from .play import _retrying  # (the pipeline's own retry on a lost compare-and-set)
-from .storage import game_of, load_table
+from .pipeline import change
+from .storage import game_of
 
 
 def _write_end(table_id: int, reason: str, note: str, seat: int | None) -> Table | None:
     """Cancel the game in play at `table_id` through the pipeline: unrated, record kept, its
     seats freed; the table as written, or None if there was no game in play."""
 
-    def make_plan() -> Plan | None:
-        table = load_table(table_id)
+    def make_plan(table: Table | None) -> Plan | None:
         game = None if table is None or table.status != Table.Status.PLAYING else game_of(table)
         if table is None or game is None:
             return None
@@ -48,7 +47,7 @@ def _write_end(table_id: int, reason: str, note: str, seat: int | None) -> Table
         plan.fields["record"]["ended"] = {"reason": reason, "abandoned_seat": seat}
         return plan
 
-    plan = _retrying(make_plan)
+    plan = change(table_id, make_plan)
     return None if plan is None else plan.table
 
 

@@ -3,7 +3,8 @@
 Database work that is not a plain move runs in Channels' one sync thread (`in_worker`), which is
 measured to be faster under load than a pool of threads fighting the event loop for the GIL
 (docs/performance.md); the group messages it makes are collected there and sent from the event
-loop. Moves that write one row never leave the event loop (`play.act_async`).
+loop. A move starts on the event loop and stays there when it writes one row
+(`games.services.pipeline`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connection
 
-from accounts import bot_accounts, relations, sockets
+from accounts import bot_accounts, sockets
 
 from ..models import Table
 from ..socket_codes import CLOSE_FOR_VERDICT
-from . import adb, chat, connections, play, presence, ratelimit
+from . import adb, chat, connections, pipeline, play, presence, ratelimit
 from .access import Session, can_view
 from .errors import OUTAGES, ServiceError, Unavailable
+from .executor import LOOP
 from .groups import collect_group_messages, group_name, send_groups, unsent
 from .state import ONLOOKER, audience, state_for
 
@@ -71,13 +73,10 @@ class Welcome:
 
 def _welcome(table_id: int, user: Any, session: Session | None, channel: str) -> Welcome:
     entry = connections.join(table_id, user, session, channel)
-    blocked = frozenset(relations.blocked_ids(user.pk)) if user.is_authenticated else frozenset()
+    reader = user.pk if user.is_authenticated else None
+    history, blocked = pipeline.run(chat.recent(table_id, reader))
     return Welcome(
-        entry.key,
-        entry.language,
-        state_for(entry.table, user),
-        chat.history(table_id, blocked),
-        blocked,
+        entry.key, entry.language, state_for(entry.table, user), history, frozenset(blocked)
     )
 
 
@@ -86,35 +85,35 @@ async def join(table_id: int, user: Any, session: Session | None, channel: str) 
     said from here on is missed): refused with `ServiceError`, or counted and welcomed.
 
     The usual join — a player at their seat, anybody at a public table — stays on the event
-    loop (`_welcome_here`); the rest (a private table that needs the session's invitation, a
+    loop (`_usual_welcome`); the rest (a private table that needs the session's invitation, a
     table that does not exist, a player coming back to a stopped clock) goes to the worker
     thread, where every join used to queue: 12 queries and 35–40 ms of CPU each, so that a game
     ending at many tables, or a restart, refused sockets (docs/performance.md)."""
     keep_beating()
-    welcome = await _welcome_here(table_id, user, channel)
+    welcome = await _usual_welcome(table_id, user, channel)
     if welcome is not None:
         return welcome
     return await in_worker(_welcome, table_id, user, session, channel)
 
 
-async def _welcome_here(table_id: int, user: Any, channel: str) -> Welcome | None:
+async def _usual_welcome(table_id: int, user: Any, channel: str) -> Welcome | None:
     """`_welcome` for the usual join, on the event loop; None for the worker to decide."""
-    table = await adb.load_table(table_id)
+    table = await pipeline.table_on_loop(table_id)
     if table is None:
         return None
     if user is None or not user.is_authenticated:
         if table.private:
             return None
-        history, _blocked = await chat.history_here(table_id, None)
+        history, _blocked = await pipeline.run_on_loop(chat.recent(table_id, None))
         language = connections.language_of(user)
         return Welcome(ONLOOKER, language, state_for(table, user), history, frozenset())
     if not can_view(table, user):
         return None  # perhaps by the invitation in the session: the worker reads it
-    told = await connections.socket_opened_here(table_id, user.pk, channel)
+    told = await connections.socket_opening(table_id, user.pk, channel)
     table = await _tell(table_id, user.pk, told, channel) or table
     with contextlib.suppress(*OUTAGES):
-        await presence.touch_here(user.pk)  # (online again at the next ping)
-    history, blocked = await chat.history_here(table_id, user.pk)
+        await presence.touch(user.pk, presence.async_client())  # (online again at the next ping)
+    history, blocked = await pipeline.run_on_loop(chat.recent(table_id, user.pk))
     language = connections.language_of(user)
     return Welcome(
         audience(table, user), language, state_for(table, user), history, frozenset(blocked)
@@ -130,28 +129,28 @@ async def leave(channel: str) -> None:
     change. Not counted now if the database is down: its process's next beat finds it gone
     (`connections.beat`)."""
     with contextlib.suppress(Unavailable, *OUTAGES):
-        gone = await connections.socket_closed_here(channel)
+        gone = await connections.socket_closing(channel)
         if gone is not None:
-            await _tell(*gone, None)
+            await _tell(gone.table_id, gone.user_id, gone.verdict, None)
 
 
 async def _tell(table_id: int, user_id: int, told: str, skip: str | None) -> Table | None:
-    """What counting a socket left to do (`connections.socket_opened_here`): the table as the
+    """What counting a socket left to do (`connections.socket_opening`): the table as the
     others were told of it, or None if nothing they see changed."""
     if told == connections.TRANSITION:
         # Their clock and reconnection window change: the ORM's `recount` in the worker.
         return await in_worker(_recount_for, table_id, user_id, skip)
     if told == connections.TELL:
-        table = await adb.load_table(table_id)
+        table = await pipeline.table_on_loop(table_id)
         if table is not None:
-            await adb.publish(table, skip=skip)
+            await LOOP.publish(table, skip=skip)
         return table
     return None
 
 
 async def current_state(table_id: int, user: Any) -> dict[str, Any] | None:
     """The state `user` gets at the table now (after a refused frame, or when asked to sync)."""
-    table = await adb.load_table(table_id)
+    table = await pipeline.table_on_loop(table_id)
     return None if table is None else state_for(table, user)
 
 
@@ -160,8 +159,9 @@ async def submit(user: Any, table_id: int, version: Any, payload: dict[str, Any]
     nothing that the table will not show everybody when the service is back). True when it was
     committed but its state could not go out to the table (Redis is down): the socket sends its
     own."""
-    if await play.act_async(user, table_id, version, payload) is None:
-        await in_worker(play.act, user, table_id, version, payload)
+    run = play.move(user, table_id, version, payload)
+    if not await pipeline.on_loop(run):
+        await in_worker(pipeline.finish, run)  # planned on the loop, committed in the worker
     return unsent(group_name(table_id))
 
 
@@ -194,8 +194,8 @@ async def bot_may_act(token_id: int) -> bool:
     """Count an action or chat line a bot's token sends: False past `BOT_API_ACTIONS_PER_MINUTE`
     in a minute."""
     with contextlib.suppress(*OUTAGES):
-        return await ratelimit.within_rate_here(
-            "bot-action", token_id, settings.BOT_API_ACTIONS_PER_MINUTE, 60
+        return await ratelimit.within_rate(
+            "bot-action", token_id, settings.BOT_API_ACTIONS_PER_MINUTE, 60, presence.async_client()
         )
     return True  # Redis is down: the action itself will say so
 

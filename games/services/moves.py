@@ -2,7 +2,7 @@
 
 `plan_move` checks a player's action against the table as just read and asks the engine for the
 game after it; `plan_game` turns any new game state (a deal, the clock's defaults, a cancel) into
-the same kind of `Plan`. `games.services.play` commits plans, from a worker thread or from the
+the same kind of `Plan`. `games.services.pipeline` commits plans, from a worker thread or from the
 event loop, the same way.
 """
 

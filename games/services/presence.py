@@ -6,6 +6,7 @@ import asyncio
 import time
 import weakref
 from functools import cache
+from typing import Any
 
 import redis
 import redis.asyncio
@@ -43,21 +44,14 @@ def online_key() -> str:
     return f"{settings.CACHES['default']['KEY_PREFIX']}:online"
 
 
-def touch(user_id: int) -> None:
+def touch(user_id: int, via: redis.Redis | redis.asyncio.Redis | None = None) -> Any:
+    """`user_id` is online now. Through `via` (by default this process's client); with the event
+    loop's (`async_client`) what it returns is awaited."""
     now = time.time()
-    pipe = client().pipeline()
+    pipe = (via or client()).pipeline()
     pipe.zadd(online_key(), {str(user_id): now})
     pipe.zremrangebyscore(online_key(), 0, now - ONLINE_WINDOW_SECONDS)
-    pipe.execute()
-
-
-async def touch_here(user_id: int) -> None:
-    """`touch` from the event loop."""
-    now = time.time()
-    async with async_client().pipeline() as pipe:
-        pipe.zadd(online_key(), {str(user_id): now})
-        pipe.zremrangebyscore(online_key(), 0, now - ONLINE_WINDOW_SECONDS)
-        await pipe.execute()
+    return pipe.execute()
 
 
 def online_count() -> int:

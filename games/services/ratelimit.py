@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 import uuid
-from functools import cache
+from collections.abc import Awaitable
+from typing import Any
 
+import redis
+import redis.asyncio
 from django.conf import settings
-from redis.commands.core import Script
 
 from . import presence
 
@@ -24,25 +27,24 @@ return 1
 """
 
 
-@cache
-def _rate_script() -> Script:
-    return presence.client().register_script(_RATE_SCRIPT)
-
-
 def _key(kind: str, user_id: int) -> str:
     return f"{settings.CACHES['default']['KEY_PREFIX']}:{kind}-rate:{user_id}"
 
 
-def within_rate(kind: str, user_id: int, count: int, seconds: int) -> bool:
+def within_rate(
+    kind: str,
+    user_id: int,
+    count: int,
+    seconds: int,
+    via: redis.Redis | redis.asyncio.Redis | None = None,
+) -> Any:
     """Count one more `kind` of request by `user_id`: False (not counted) if they already made
-    `count` of them in the last `seconds`."""
-    member = uuid.uuid4().hex
-    args = [time.time(), seconds, count, member]
-    return bool(_rate_script()(keys=[_key(kind, user_id)], args=args))
-
-
-async def within_rate_here(kind: str, user_id: int, count: int, seconds: int) -> bool:
-    """`within_rate` on the event loop's own Redis connection."""
+    `count` of them in the last `seconds`. Through `via` (by default this process's client);
+    with the event loop's (`presence.async_client`) what it returns is awaited."""
     args = [time.time(), seconds, count, uuid.uuid4().hex]
-    found = await presence.async_client().eval(_RATE_SCRIPT, 1, _key(kind, user_id), *args)
-    return bool(found)
+    found = (via or presence.client()).eval(_RATE_SCRIPT, 1, _key(kind, user_id), *args)
+    return _truth(found) if inspect.isawaitable(found) else bool(found)
+
+
+async def _truth(found: Awaitable[Any]) -> bool:
+    return bool(await found)

@@ -1,4 +1,4 @@
-"""`services.act_async`: the consumer's move on the event loop, against the real database."""
+"""`services.act_on_loop`: the consumer's move on the event loop, against the real database."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ async def test_a_move_is_saved_and_broadcast_without_the_sync_thread(
     listener = await layer.new_channel()
     await layer.group_add(services.group_name(table.pk), listener)
     mano = await mano_of(table)
-    moved = await services.act_async(four_players[mano], table.pk, table.version, {"act": "mus"})
+    moved = await services.act_on_loop(four_players[mano], table.pk, table.version, {"act": "mus"})
     assert moved is not None and moved.version == table.version + 1
     after = await Table.objects.aget(pk=table.pk)
     assert after.version == table.version + 1
@@ -58,7 +58,7 @@ async def test_it_refuses_what_act_refuses_and_changes_nothing(
     table = await database_sync_to_async(started_table)(four_players)
     mano = await mano_of(table)
     with pytest.raises(services.ServiceError) as refused:
-        await services.act_async(
+        await services.act_on_loop(
             four_players[mano], table.pk, table.version + version_shift, payload
         )
     assert refused.value.code == code
@@ -71,7 +71,7 @@ async def test_it_refuses_a_player_who_is_not_seated(
     table = await database_sync_to_async(started_table)(four_players)
     outsider = await database_sync_to_async(make_user)("mirona")
     with pytest.raises(services.ServiceError) as refused:
-        await services.act_async(outsider, table.pk, table.version, {"act": "mus"})
+        await services.act_on_loop(outsider, table.pk, table.version, {"act": "mus"})
     assert refused.value.code == "not_seated"
 
 
@@ -83,7 +83,7 @@ async def test_a_table_with_bots_is_left_to_the_sync_path(four_players: list[Use
         table.seats.filter(seat=(mano + 2) % 4).update(user=bots.bot_accounts(1)[0])
 
     await database_sync_to_async(seat_a_bot)()
-    moved = await services.act_async(four_players[mano], table.pk, table.version, {"act": "mus"})
+    moved = await services.act_on_loop(four_players[mano], table.pk, table.version, {"act": "mus"})
     assert moved is None
     assert (await Table.objects.aget(pk=table.pk)).version == table.version
 
@@ -103,7 +103,7 @@ async def test_the_move_that_ends_the_game_is_left_to_the_sync_path(
 
     before = await database_sync_to_async(ordago_and_one_quiero)()
     last = (mano + 3) % 4
-    moved = await services.act_async(
+    moved = await services.act_on_loop(
         four_players[last], before.pk, before.version, {"act": "quiero"}
     )
     assert moved is None

@@ -24,7 +24,8 @@ from django.test import Client
 from accounts.models import User
 from games import services
 from games.models import Table
-from games.services import adb, groups, play
+from games.services import adb, executor, groups
+from games.services.executor import LOOP
 from games.services.storage import cas_statement
 from games.socket_codes import CLOSE_TRY_AGAIN
 from tests.factories import session_cookie, started_table
@@ -66,9 +67,9 @@ async def test_a_move_after_the_event_loops_connection_died_is_made_on_a_fresh_o
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
     mano = await mano_of(table)
-    await adb.load_table(table.pk)  # the event loop's connection for this table is open
+    await LOOP.load(table.pk)  # the event loop's connection for this table is open
     assert await database_sync_to_async(end_other_sessions)() >= 1
-    moved = await services.act_async(four_players[mano], table.pk, table.version, {"act": "mus"})
+    moved = await services.act_on_loop(four_players[mano], table.pk, table.version, {"act": "mus"})
     assert moved is not None and moved.version == table.version + 1
     assert (await Table.objects.aget(pk=table.pk)).version == table.version + 1
 
@@ -97,7 +98,7 @@ async def test_a_compare_and_set_whose_connection_died_is_written_exactly_once(
 ) -> None:
     table = await database_sync_to_async(started_table)(four_players)
     mano = await mano_of(table)
-    real = adb._update
+    real = LOOP.update
     calls = 0
 
     async def dies(t: Table, sql: str, params: list[Any]) -> int:
@@ -110,8 +111,8 @@ async def test_a_compare_and_set_whose_connection_died_is_written_exactly_once(
             raise psycopg.errors.AdminShutdown("terminating connection")
         return await real(t, sql, params)
 
-    monkeypatch.setattr(adb, "_update", dies)
-    moved = await services.act_async(four_players[mano], table.pk, table.version, {"act": "mus"})
+    monkeypatch.setattr(LOOP, "update", dies)
+    moved = await services.act_on_loop(four_players[mano], table.pk, table.version, {"act": "mus"})
     assert moved is not None and moved.version == table.version + 1
     after = await Table.objects.aget(pk=table.pk)
     assert after.version == table.version + 1
@@ -125,7 +126,7 @@ def test_a_move_from_the_worker_thread_whose_connection_died_is_written_exactly_
 ) -> None:
     table = started_table(four_players)
     game = services.game_of(services.load_table(table.pk))
-    real = play.compare_and_set
+    real = executor.compare_and_set
     calls = 0
 
     def dies(t: Table, **fields: Any) -> None:
@@ -139,7 +140,7 @@ def test_a_move_from_the_worker_thread_whose_connection_died_is_written_exactly_
             raise db.OperationalError("server closed the connection unexpectedly")
         real(t, **fields)
 
-    monkeypatch.setattr(play, "compare_and_set", dies)
+    monkeypatch.setattr(executor, "compare_and_set", dies)
     services.act(four_players[game.mano], table.pk, table.version, {"act": "mus"})
     after = Table.objects.get(pk=table.pk)
     assert after.version == table.version + 1
@@ -165,8 +166,8 @@ async def test_an_action_while_the_database_is_down_is_answered_unavailable_and_
     def down_sync(*args: Any, **kwargs: Any) -> None:
         raise db.OperationalError("connection refused")
 
-    monkeypatch.setattr(adb, "_load", down)
-    monkeypatch.setattr(play, "load_table", down_sync)
+    monkeypatch.setattr(LOOP, "load", down)
+    monkeypatch.setattr(executor, "load_table", down_sync)
     await comms[mano].send_json_to({"type": "action", "v": states[mano]["v"], "act": "mus"})
     answer = await receive(comms[mano])
     assert answer["type"] == "error" and answer["code"] == "unavailable"

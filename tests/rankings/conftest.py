@@ -19,7 +19,7 @@ def players(db: None) -> Callable[[int], list[User]]:
 
 @pytest.fixture
 def rated_on_finish() -> Iterator[None]:
-    """Finished games are rated as on the site: game_finished → rankings.rate_game, run here."""
+    """Finished games are rated as on the site: game_ended → rankings.rate_game, run here."""
     celery_app.conf.task_always_eager = True
     try:
         yield

@@ -42,7 +42,7 @@ def played(
     rated_on_finish: None, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> Callable[[Table, int], Table]:
     """``played(table, seed)``: a started table played to its end, and rated as on the site
-    (game_finished, once committed → the rankings.rate_game task)."""
+    (game_ended, once committed → the rankings.rate_game task)."""
 
     def play(table: Table, seed: int = 7) -> Table:
         with django_capture_on_commit_callbacks(execute=True):

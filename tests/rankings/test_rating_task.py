@@ -262,7 +262,7 @@ def test_a_real_worker_rates_a_finished_game_once_even_when_enqueued_again(
 
     start_seated(four_players[0], table, random.Random(3))
     with celery_worker() as worker:
-        play_out(Table.objects.get(pk=table.pk), seed=11)  # the game_finished signal enqueues
+        play_out(Table.objects.get(pk=table.pk), seed=11)  # the game_ended signal enqueues
         for _ in range(3):
             rate_game.delay(table.pk)
         # That one and the three extra messages have all run.

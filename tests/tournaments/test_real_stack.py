@@ -128,7 +128,7 @@ def test_an_eight_pair_three_round_swiss_through_the_real_stack() -> None:
             tournament_match__tournament=tournament, status=Table.Status.FINISHED
         )
         wait_until(lambda: RatedGame.objects.filter(table__in=played).count() == played.count())
-        # Each game's end queued the tournament's task (game_finished), besides beat's sweep.
+        # Each game's end queued the tournament's task (game_ended), besides beat's sweep.
         assert worker.finished("tournaments.run") >= played.count()
     assert tournament.status == Tournament.Status.FINISHED
     matches = list(tournament.matches.order_by("round", "number"))
