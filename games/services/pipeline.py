@@ -21,15 +21,16 @@ loaded or planned twice.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
 from ..models import Table
 from .endings import game_over
-from .errors import Conflict, Unavailable
+from .errors import Conflict, ServiceError, Unavailable
 from .executor import LOOP, WORKER, Loop, Lost, Step
 from .moves import Plan
-from .storage import cas_applied, cas_landed, remember_game
+from .storage import cached_table, cas_applied, cas_landed, remember_game, remember_table
 
 #: A pass of the pipeline: the steps it asks for, what each answered, what it returns.
 Steps = Generator[Step, Any, Any]
@@ -106,12 +107,24 @@ def loading(table_id: int) -> Generator[Step, Any, Table | None]:
 def changing(
     table_id: int, make_plan: Callable[[Table | None], Plan | None]
 ) -> Generator[Step, Any, Plan | None]:
-    """Load, plan (`make_plan`; None: nothing to do) and commit, again from a fresh read while
-    somebody else wins the compare-and-set. The committed plan, or None."""
+    """Plan (`make_plan`; None: nothing to do) and commit, from the table the last move here
+    read or wrote (`storage.cached_table`) or else a fresh read; again from a fresh read while
+    somebody else wins the compare-and-set, which is the check that the copy was current. A
+    refusal from the copy is checked against a fresh read too. The committed plan, or None."""
+    warm = cached_table(table_id)
     for attempt in range(ATTEMPTS):
-        plan = make_plan((yield from loading(table_id)))
+        plan = None
+        if warm is not None:
+            with suppress(ServiceError):
+                plan = make_plan(warm)
+            warm = None
         if plan is None:
-            return None
+            table = yield from loading(table_id)
+            if table is not None:
+                remember_table(table)
+            plan = make_plan(table)
+            if plan is None:
+                return None
         try:
             yield from committing(plan)
         except Conflict:
@@ -131,6 +144,7 @@ def committing(plan: Plan) -> Generator[Step, Any, None]:
     except Lost:
         yield from _settle(plan, inside)
     remember_game(plan.table, plan.after)
+    remember_table(plan.table)
     yield Step("publish", (plan.table,))
 
 

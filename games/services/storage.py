@@ -86,11 +86,15 @@ def _seats_sql() -> str:
 
 @cache
 def load_sql() -> str:
-    """The statement `load_table` runs (also run on the event loop's connections)."""
+    """The statement `load_table` runs (also run on the event loop's connections): the table's
+    columns, its seats (`seat_rows`) and their fingerprint (`_seen`)."""
     qn = connection.ops.quote_name
     columns = ", ".join(f"t.{qn(_FIELDS[c].column)}" for c in _TABLE_COLUMNS)
     seats = _seats_sql().replace("%s", "t.id")
-    return f"SELECT {columns}, ({seats}) FROM {qn(Table._meta.db_table)} t WHERE t.id = %s"
+    return (
+        f"SELECT {columns}, seated.j, md5(seated.j::text) FROM {qn(Table._meta.db_table)} t "
+        f"CROSS JOIN LATERAL ({seats}) seated(j) WHERE t.id = %s"
+    )
 
 
 def load_table(table_id: int) -> Table | None:
@@ -103,13 +107,62 @@ def load_table(table_id: int) -> Table | None:
 def table_from_row(row: tuple[Any, ...] | None) -> Table | None:
     if row is None:
         return None
-    values = list(row[:-1])
+    values = list(row[:-2])
     for i in _JSON_COLUMNS:  # jsonb arrives as text; JSONField would decode it the same way
         if isinstance(values[i], str):
             values[i] = orjson.loads(values[i])
     table = Table.from_db(DEFAULT_DB_ALIAS, _TABLE_COLUMNS, values)
-    table.seat_rows = row[-1]
+    table.seat_rows = row[-2]
+    table._seen = row[-1]  # type: ignore[attr-defined]
     return table
+
+
+def _seen(table: Table) -> str | None:
+    """The fingerprint of the seats as `load_table` read them (None: the table came from the
+    ORM, or from a plan that did not read them)."""
+    seen: str | None = getattr(table, "_seen", None)
+    return seen
+
+
+# --------------------------------------------------------------------------------------------
+# Tables: the last one each table's moves read or wrote in this process. A move plans from it
+# and the compare-and-set is the check (`cas_statement`): the version, the clock and the seats
+# as read, so a table that changed since (a move, a socket, the sweep, a kick) never commits
+# from a stale copy; its move is refused with `Conflict`, read once and planned again.
+# --------------------------------------------------------------------------------------------
+_TABLE_CACHE: OrderedDict[int, Table] = OrderedDict()
+
+
+def _copy(table: Table) -> Table:
+    """A copy of `table` that its user may change (`cas_applied`) without changing others'."""
+    copy = Table.from_db(
+        DEFAULT_DB_ALIAS, _TABLE_COLUMNS, [getattr(table, c) for c in _TABLE_COLUMNS]
+    )
+    copy.seat_rows = table.seat_rows
+    copy._seen = _seen(table)  # type: ignore[attr-defined]
+    return copy
+
+
+def remember_table(table: Table) -> None:
+    """`table` is as read, or as just written: the next move here may plan from it."""
+    if _seen(table) is None:
+        return  # (an ORM table: its seats are not known, so neither is whether they changed)
+    _TABLE_CACHE[table.pk] = _copy(table)
+    with suppress(KeyError):  # (evicted meanwhile by the other thread, as in `game_of`)
+        _TABLE_CACHE.move_to_end(table.pk)
+    while len(_TABLE_CACHE) > _GAME_CACHE_SIZE:
+        _TABLE_CACHE.popitem(last=False)
+
+
+def cached_table(table_id: int) -> Table | None:
+    """A copy of the table the last move here read or wrote, or None."""
+    table = _TABLE_CACHE.get(table_id)
+    return None if table is None else _copy(table)
+
+
+def forget_tables() -> None:
+    """Forget every remembered table (tests: each test has its own database)."""
+    _TABLE_CACHE.clear()
 
 
 def require_table(table: Table | None) -> Table:
@@ -164,8 +217,11 @@ def dumps(value: Any) -> str:
 
 
 def cas_statement(table: Table, fields: dict[str, Any]) -> tuple[str, list[Any]]:
-    """The UPDATE that writes `fields` and bumps the version if the table is still at its own."""
+    """The UPDATE that writes `fields` and bumps the version if the table is still at its own;
+    for a table read with its seats (`load_table`), also only if its clock and seats are still
+    as read: a socket, the sweep or a kick changes them without a move."""
     names = tuple(sorted(fields))
+    seen = _seen(table)
     params = [
         # The record (the whole game so far) is written on every move: orjson encodes it in a
         # fraction of the time Django's JSONField takes with the json module.
@@ -174,7 +230,10 @@ def cas_statement(table: Table, fields: dict[str, Any]) -> tuple[str, list[Any]]
         else _FIELDS[name].get_db_prep_save(fields[name], connection)
         for name in names
     ]
-    return _update_sql(names), [*params, table.pk, table.version]
+    if seen is None:
+        return _update_sql(names, False), [*params, table.pk, table.version]
+    guard = [table.deadline, table.pk, seen]
+    return _update_sql(names, True), [*params, table.pk, table.version, *guard]
 
 
 def cas_applied(table: Table, fields: dict[str, Any], rowcount: int) -> None:
@@ -209,10 +268,14 @@ def compare_and_set(table: Table, **fields: Any) -> None:
 
 
 @cache
-def _update_sql(names: tuple[str, ...]) -> str:
+def _update_sql(names: tuple[str, ...], guarded: bool) -> str:
     qn = connection.ops.quote_name
     sets = "".join(f", {qn(_FIELDS[n].column)} = %s" for n in names)
-    return (
+    sql = (
         f"UPDATE {qn(Table._meta.db_table)} SET {qn('version')} = {qn('version')} + 1{sets} "
         f"WHERE {qn('id')} = %s AND {qn('version')} = %s"
     )
+    if guarded:
+        column = qn(_FIELDS["deadline"].column)
+        sql += f" AND {column} IS NOT DISTINCT FROM %s AND md5(({_seats_sql()})::text) = %s"
+    return sql
