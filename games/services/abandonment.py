@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.translation import ngettext
@@ -39,18 +40,30 @@ def suspension_end(
     return latest + pause if pause else None
 
 
-def suspended_until(user: Any) -> datetime | None:
-    """The end of `user`'s suspension if it is still running."""
+def running_suspension(
+    user: Any,
+    marks: type[Model],
+    window: timedelta = WINDOW,
+    suspensions: Sequence[timedelta] = SUSPENSIONS,
+) -> datetime | None:
+    """The end of `user`'s suspension for the `marks` against them (rows with `user` and
+    `created_at`: abandonments, or quick play's dodges with its own `window` and `suspensions`),
+    if it is still running."""
     if not getattr(user, "is_authenticated", False):
         return None
     now = timezone.now()
     times = list(
-        Abandonment.objects.filter(user=user, created_at__gt=now - 2 * WINDOW).values_list(
+        marks._default_manager.filter(user=user, created_at__gt=now - 2 * window).values_list(
             "created_at", flat=True
         )
     )
-    end = suspension_end(times)
+    end = suspension_end(times, window, suspensions)
     return end if end is not None and end > now else None
+
+
+def suspended_until(user: Any) -> datetime | None:
+    """The end of `user`'s suspension from sitting (abandonments) if it is still running."""
+    return running_suspension(user, Abandonment)
 
 
 def minutes_left(end: datetime) -> int:

@@ -25,7 +25,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -33,7 +33,7 @@ from accounts.models import User
 
 from ..models import Mode, QueuedPlayer, QueueEntry, bots_ladder
 from . import queue
-from .errors import ServiceError
+from .errors import ServiceError, unique_or
 from .groups import batched
 from .queue_limits import check_join_rate
 
@@ -75,13 +75,10 @@ def join(bot: User, mode: str) -> None:
             )
         if mine is None:
             entry = QueueEntry.objects.create(mode=mode, joined_at=now, hold_until=now + _hold())
-            try:
-                with transaction.atomic():
-                    QueuedPlayer.objects.create(
-                        user=bot, entry=entry, rating=queue._rating(bot.pk, bots_ladder(mode))
-                    )
-            except IntegrityError:
-                raise ServiceError("already_queued", _("Ya estás en la cola.")) from None
+            with unique_or(ServiceError("already_queued", _("Ya estás en la cola."))):
+                QueuedPlayer.objects.create(
+                    user=bot, entry=entry, rating=queue._rating(bot.pk, bots_ladder(mode))
+                )
             queue.match_locked(now)
 
 

@@ -75,12 +75,7 @@ def fill_with_bots(acting_user: Actor, table_id: int, level: str | None = None) 
     (`bot_level`)."""
     level = bot_level(level)
     with transaction.atomic():
-        table = tables.lock_to_manage(
-            acting_user,
-            table_id,
-            not_host=_("Solo el anfitrión puede añadir bots."),
-            started=_("La partida ya ha empezado."),
-        )
+        table = tables.lock_to_manage(acting_user, table_id, "bots")
         taken = set(table.seats.values_list("seat", flat=True))
         free = [s for s in tables.SEATS if s not in taken]
         if not free:

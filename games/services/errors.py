@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 import redis
 from django import db
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 
 from .. import engine
@@ -92,3 +95,14 @@ class SeatsRefused(ServiceError):
         first = refused[min(refused)]
         super().__init__(first.code, first.message)
         self.refused = refused
+
+
+@contextmanager
+def unique_or(refusal: ServiceError) -> Iterator[None]:
+    """A transaction whose rows a unique constraint guards: broken by a request that won a race
+    (two clicks, two tabs), it means `refusal` and writes nothing."""
+    try:
+        with transaction.atomic():
+            yield
+    except IntegrityError:
+        raise refusal from None

@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -30,7 +30,7 @@ from accounts.names import isolate
 
 from ..models import Invitation, Mode, Seat, Table
 from . import queue, ratelimit, tables, withdrawals
-from .errors import ServiceError
+from .errors import ServiceError, unique_or
 from .groups import batched
 from .notify import tell
 from .storage import live_seat_of
@@ -95,22 +95,17 @@ def send(sender: User, recipient: User | None, kind: str, mode: str = "") -> Inv
     if Invitation.objects.filter(
         sender=sender, recipient=recipient, status=Invitation.Status.PENDING
     ).exists():
-        raise ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))
+        raise _already_invited()
     check_rate(sender)
-    try:
-        with transaction.atomic():
-            invitation = Invitation.objects.create(
-                sender=sender,
-                recipient=recipient,
-                kind=kind,
-                table=table,
-                mode=mode,
-                expires_at=timezone.now() + timedelta(seconds=EXPIRES_SECONDS),
-            )
-    except IntegrityError:
-        raise ServiceError(
-            "already_invited", _("Ya le has invitado: espera a que conteste.")
-        ) from None
+    with unique_or(_already_invited()):
+        invitation = Invitation.objects.create(
+            sender=sender,
+            recipient=recipient,
+            kind=kind,
+            table=table,
+            mode=mode,
+            expires_at=timezone.now() + timedelta(seconds=EXPIRES_SECONDS),
+        )
     invitation.sender = sender
     tell(recipient, message(invitation))
     return invitation
@@ -336,3 +331,7 @@ def expire() -> int:
                 _close(invitation, Invitation.Status.EXPIRED)
                 expired += 1
     return expired
+
+
+def _already_invited() -> ServiceError:
+    return ServiceError("already_invited", _("Ya le has invitado: espera a que conteste."))

@@ -29,7 +29,7 @@ from itertools import groupby
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -52,7 +52,7 @@ from ..models import (
 )
 from . import abandonment, bots, finish, tables
 from .access import check_standing
-from .errors import ServiceError
+from .errors import ServiceError, unique_or
 from .groups import batched
 from .notify import tell
 from .queue_limits import check_join_rate, size_changed
@@ -92,16 +92,7 @@ def _lock() -> None:
 # --------------------------------------------------------------------------------------------
 def dodge_suspended_until(user: Any) -> datetime | None:
     """The end of `user`'s suspension from quick play, if it is still running."""
-    if not getattr(user, "is_authenticated", False):
-        return None
-    now = timezone.now()
-    times = list(
-        QueueDodge.objects.filter(user=user, created_at__gt=now - 2 * DODGE_WINDOW).values_list(
-            "created_at", flat=True
-        )
-    )
-    end = abandonment.suspension_end(times, DODGE_WINDOW, DODGE_SUSPENSIONS)
-    return end if end is not None and end > now else None
+    return abandonment.running_suspension(user, QueueDodge, DODGE_WINDOW, DODGE_SUSPENSIONS)
 
 
 def dodge_message(end: datetime) -> str:
@@ -183,13 +174,10 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         entry = QueueEntry.objects.create(
             mode=mode, joined_at=joined_at, hold_until=now + timedelta(seconds=HOLD_SECONDS)
         )
-        try:
-            with transaction.atomic():
-                QueuedPlayer.objects.bulk_create(
-                    QueuedPlayer(user=p, entry=entry, rating=_rating(p.pk, mode)) for p in players
-                )
-        except IntegrityError:
-            raise ServiceError("already_queued", _("Ya estás en la cola.")) from None
+        with unique_or(ServiceError("already_queued", _("Ya estás en la cola."))):
+            QueuedPlayer.objects.bulk_create(
+                QueuedPlayer(user=p, entry=entry, rating=_rating(p.pk, mode)) for p in players
+            )
         for player in players:
             _recount(player.pk, now)
         size_changed(mode)

@@ -18,7 +18,7 @@ from accounts.models import User
 from ..models import Connection, Mode, Seat, Table
 from . import connections, fairplay, finish, kicks, play, withdrawals
 from .access import SYSTEM, Actor, check_manages, check_may_sit_at, check_standing, no_bot_accounts
-from .errors import SeatsRefused, ServiceError, not_seated
+from .errors import SeatsRefused, ServiceError, not_seated, unique_or
 from .state import after_commit
 from .storage import compare_and_set, live_seat_of, lock_table, seat_number
 
@@ -53,21 +53,18 @@ def create_table(
         raise no_bot_accounts()
     if live_seat_of(user) is not None:
         raise _already_seated()
-    try:
-        with transaction.atomic():
-            table = Table.objects.create(
-                mode=mode,
-                host=user,
-                private=private,
-                # Public tables always count for the ladder; a private one only if the host says.
-                rated=(rated if private else True) and not practice and not bots_allowed,
-                practice=practice,
-                quick=quick,
-                bots_allowed=bots_allowed,
-            )
-            _new_seat(table, seat, user)
-    except IntegrityError:
-        raise _already_seated() from None
+    with unique_or(_already_seated()):
+        table = Table.objects.create(
+            mode=mode,
+            host=user,
+            private=private,
+            # Public tables always count for the ladder; a private one only if the host says.
+            rated=(rated if private else True) and not practice and not bots_allowed,
+            practice=practice,
+            quick=quick,
+            bots_allowed=bots_allowed,
+        )
+        _new_seat(table, seat, user)
     return table
 
 
@@ -92,9 +89,26 @@ def lock_open_table(table_id: int, *, started: Any) -> Table:
     return table
 
 
-def lock_to_manage(acting_user: Actor, table_id: int, *, not_host: Any, started: Any) -> Table:
-    """Lock a table for a change before the start that only its host, or the site, makes
-    (`access.check_manages`); the messages say what was refused."""
+#: What a host's change before the start says when refused: to an actor who does not manage the
+#: table, and once the game has started or the table is closed.
+MANAGING: dict[str, tuple[Any, Any]] = {
+    "kick": (_("Solo el anfitrión puede hacer eso."), _("La partida ya ha empezado.")),
+    "close": (
+        _("Solo el anfitrión puede cerrar la mesa."),
+        _("La partida ya ha empezado: no se puede cerrar."),
+    ),
+    "start": (
+        _("Solo el anfitrión puede empezar la partida."),
+        _("La partida ya ha empezado o la mesa está cerrada."),
+    ),
+    "bots": (_("Solo el anfitrión puede añadir bots."), _("La partida ya ha empezado.")),
+}
+
+
+def lock_to_manage(acting_user: Actor, table_id: int, change: str) -> Table:
+    """Lock a table for a `change` (a key of `MANAGING`) before the start that only its host, or
+    the site, makes (`access.check_manages`)."""
+    not_host, started = MANAGING[change]
     table = lock_table(table_id)
     check_manages(acting_user, table, not_host)
     if table.status != Table.Status.OPEN:
@@ -123,14 +137,11 @@ def take_seat(user: User, table_id: int, seat: int, token: str | None = None) ->
                 "already_seated",
                 _("Ya estás sentado en otra mesa. Levántate de ella antes de cambiar."),
             )
-        try:
-            with transaction.atomic():
-                if mine is not None:
-                    Seat.objects.filter(pk=mine.pk).update(seat=seat)
-                else:
-                    _new_seat(table, seat, user)
-        except IntegrityError:
-            raise ServiceError("taken", _("Ese asiento acaba de ocuparse.")) from None
+        with unique_or(ServiceError("taken", _("Ese asiento acaba de ocuparse."))):
+            if mine is not None:
+                Seat.objects.filter(pk=mine.pk).update(seat=seat)
+            else:
+                _new_seat(table, seat, user)
         compare_and_set(table)
     after_commit(table)
     return table
@@ -216,12 +227,7 @@ def _close(table: Table) -> None:
 
 def kick(acting_user: Actor, table_id: int, seat: int) -> Table:
     with transaction.atomic():
-        table = lock_to_manage(
-            acting_user,
-            table_id,
-            not_host=_("Solo el anfitrión puede hacer eso."),
-            started=_("La partida ya ha empezado."),
-        )
+        table = lock_to_manage(acting_user, table_id, "kick")
         target = table.seats.filter(seat=seat).first()
         if target is None:
             raise ServiceError("empty_seat", _("Ese asiento está libre."))
@@ -238,12 +244,7 @@ def kick(acting_user: Actor, table_id: int, seat: int) -> Table:
 
 def close_table(acting_user: Actor, table_id: int) -> Table:
     with transaction.atomic():
-        table = lock_to_manage(
-            acting_user,
-            table_id,
-            not_host=_("Solo el anfitrión puede cerrar la mesa."),
-            started=_("La partida ya ha empezado: no se puede cerrar."),
-        )
+        table = lock_to_manage(acting_user, table_id, "close")
         _close(table)
     after_commit(table)
     return table
@@ -257,12 +258,7 @@ def start_game(
     them); started by the site for its players (`SYSTEM`: quick play, a rematch, a practice), at
     once, a seat whose player has not come yet waiting for them from now."""
     with transaction.atomic():
-        table = lock_to_manage(
-            acting_user,
-            table_id,
-            not_host=_("Solo el anfitrión puede empezar la partida."),
-            started=_("La partida ya ha empezado o la mesa está cerrada."),
-        )
+        table = lock_to_manage(acting_user, table_id, "start")
         if table.seats.count() != 4:
             raise ServiceError("not_full", _("Hacen falta cuatro jugadores para empezar."))
         away = connections.away_before_start(table) if by_hand else []
