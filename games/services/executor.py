@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import psycopg
 from channels.layers import get_channel_layer
 from django import db
+from django.conf import settings
 from django.db import connection, transaction
 
 from ..models import Table
@@ -31,10 +32,12 @@ from .storage import (
     cas_applied,
     cas_statement,
     compare_and_set,
+    game_of,
     load_sql,
     load_table,
     table_from_row,
 )
+from .turns import schedule_bot_turn
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +103,14 @@ class Worker:
             return cursor.fetchone() if cursor.description else None
 
     def publish(self, table: Table) -> None:
-        after_commit(table, bots=True)
+        """Once committed: every browser told (`state.after_commit`), then the next bot's turn
+        queued (`turns.schedule_bot_turn`). No task per turn for the clock: Celery beat's sweep
+        (`games.sweep_deadlines`) plays overdue turns; one task per action cost more CPU than
+        the action itself under load."""
+        after_commit(table)
+        transaction.on_commit(
+            lambda: schedule_bot_turn(table, game_of(table), settings.MUS_BOT_DELAY_MS)
+        )
 
 
 class Loop:

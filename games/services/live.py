@@ -25,7 +25,7 @@ from accounts import bot_accounts, sockets
 
 from ..models import Table
 from ..socket_codes import CLOSE_FOR_VERDICT
-from . import adb, chat, connections, pipeline, play, presence, ratelimit
+from . import adb, chat, connections, pipeline, play, presence, ratelimit, redis_clients
 from .access import Session, can_view
 from .errors import OUTAGES, ServiceError, Unavailable
 from .executor import LOOP
@@ -112,7 +112,9 @@ async def _usual_welcome(table_id: int, user: Any, channel: str) -> Welcome | No
     told = await connections.socket_opening(table_id, user.pk, channel)
     table = await _tell(table_id, user.pk, told, channel) or table
     with contextlib.suppress(*OUTAGES):
-        await presence.touch(user.pk, presence.async_client())  # (online again at the next ping)
+        await presence.touch(
+            user.pk, redis_clients.async_client()
+        )  # (online again at the next ping)
     history, blocked = await pipeline.run_on_loop(chat.recent(table_id, user.pk))
     language = connections.language_of(user)
     return Welcome(
@@ -195,7 +197,11 @@ async def bot_may_act(token_id: int) -> bool:
     in a minute."""
     with contextlib.suppress(*OUTAGES):
         return await ratelimit.within_rate(
-            "bot-action", token_id, settings.BOT_API_ACTIONS_PER_MINUTE, 60, presence.async_client()
+            "bot-action",
+            token_id,
+            settings.BOT_API_ACTIONS_PER_MINUTE,
+            60,
+            redis_clients.async_client(),
         )
     return True  # Redis is down: the action itself will say so
 

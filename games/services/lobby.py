@@ -35,7 +35,7 @@ from django.utils.translation import ngettext
 from games import hooks, labels
 from games.models import Connection, Seat, Table
 
-from . import presence
+from . import presence, redis_clients
 from .access import visible_to
 from .errors import OUTAGES
 from .groups import release_channel, send_group
@@ -293,7 +293,7 @@ def publish(now_seconds: float | None = None) -> int:
     (the stored lobby keeps the old ones meanwhile, so the next update brings all of them)."""
     at = time.time() if now_seconds is None else now_seconds
     context = shared_context()
-    store = presence.client()
+    store = redis_clients.client()
     texts: dict[str, str] = {}
     for language in languages():
         now = render(context, language)
@@ -417,7 +417,7 @@ async def snapshot(language: str) -> str | None:
     """The whole lobby in `language` as a connecting socket gets it, read on the event loop; None
     before the first push, or while Redis is down (the next push will bring it)."""
     try:
-        text = await presence.async_client().get(snapshot_key(language))
+        text = await redis_clients.async_client().get(snapshot_key(language))
     except (*OUTAGES, redis.RedisError):
         log.warning("lobby snapshot unavailable")
         return None
@@ -426,6 +426,6 @@ async def snapshot(language: str) -> str | None:
 
 def forget(languages_: Iterable[str] | None = None) -> None:
     """Drop the stored lobby (tests)."""
-    store = presence.client()
+    store = redis_clients.client()
     for language in languages_ or languages():
         store.delete(snapshot_key(language))

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-import weakref
-from functools import cache
 from typing import Any
 
 import redis
@@ -16,27 +13,9 @@ from django.db.models.functions import Coalesce, Lower, NullIf
 
 from accounts.models import User
 
+from .redis_clients import client
+
 ONLINE_WINDOW_SECONDS = 300
-
-
-@cache
-def client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL)
-
-
-# One asyncio client per event loop (a client belongs to the loop it was made on).
-_ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def async_client() -> redis.asyncio.Redis:
-    """This event loop's Redis client, for what a socket asks of Redis without leaving it."""
-    loop = asyncio.get_running_loop()
-    client_ = _ASYNC_CLIENTS.get(loop)
-    if client_ is None:
-        client_ = _ASYNC_CLIENTS[loop] = redis.asyncio.Redis.from_url(settings.REDIS_URL)
-    return client_
 
 
 def online_key() -> str:
@@ -46,7 +25,7 @@ def online_key() -> str:
 
 def touch(user_id: int, via: redis.Redis | redis.asyncio.Redis | None = None) -> Any:
     """`user_id` is online now. Through `via` (by default this process's client); with the event
-    loop's (`async_client`) what it returns is awaited."""
+    loop's (`redis_clients.async_client`) what it returns is awaited."""
     now = time.time()
     pipe = (via or client()).pipeline()
     pipe.zadd(online_key(), {str(user_id): now})

@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 
 from ..models import QueuedPlayer
-from . import presence
+from . import redis_clients
 from .errors import ServiceError
 from .notify import tell_queue
 from .ratelimit import within_rate
@@ -59,7 +59,7 @@ def _claim(mode: str) -> bool:
     interval = settings.MUS_QUEUE_SIZE_SECONDS
     if not interval:
         return True
-    return bool(presence.client().set(_key(f"sent:{mode}"), 1, nx=True, px=interval * 1000))
+    return bool(redis_clients.client().set(_key(f"sent:{mode}"), 1, nx=True, px=interval * 1000))
 
 
 def _tell(mode: str) -> None:
@@ -70,12 +70,12 @@ def _tell_size(mode: str) -> None:
     if _claim(mode):
         _tell(mode)
     else:
-        presence.client().sadd(_key("due"), mode)
+        redis_clients.client().sadd(_key("due"), mode)
 
 
 def flush_sizes() -> int:
     """Send the sizes held back whose interval is over (the clock's sweep). How many sent."""
-    client = presence.client()
+    client = redis_clients.client()
     sent = 0
     for raw in client.smembers(_key("due")):
         mode = raw.decode()

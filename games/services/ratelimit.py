@@ -12,7 +12,7 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
-from . import presence
+from . import redis_clients
 
 # One atomic step in Redis (a script runs alone): with a check and an add in two trips, requests
 # sent in parallel all passed the check before any of them was added.
@@ -40,9 +40,9 @@ def within_rate(
 ) -> Any:
     """Count one more `kind` of request by `user_id`: False (not counted) if they already made
     `count` of them in the last `seconds`. Through `via` (by default this process's client);
-    with the event loop's (`presence.async_client`) what it returns is awaited."""
+    with the event loop's (`redis_clients.async_client`) what it returns is awaited."""
     args = [time.time(), seconds, count, uuid.uuid4().hex]
-    found = (via or presence.client()).eval(_RATE_SCRIPT, 1, _key(kind, user_id), *args)
+    found = (via or redis_clients.client()).eval(_RATE_SCRIPT, 1, _key(kind, user_id), *args)
     return _truth(found) if inspect.isawaitable(found) else bool(found)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -20,7 +19,7 @@ from ..models import Table
 from .clock import clock_of
 from .groups import group_name, send_group
 from .storage import dumps, game_of, load_table, seat_number, seat_rows
-from .turns import schedule_bot_turn, to_act
+from .turns import to_act
 
 #: The audiences of a table: its four seats and everybody else ("-").
 ALL_KEYS = ("0", "1", "2", "3", "-")
@@ -172,17 +171,7 @@ def broadcast(table: Table | int, *, skip: str | None = None) -> None:
     send_group(group_name(table.pk), table_message(table, skip=skip))
 
 
-def after_commit(table: Table, *, bots: bool = False) -> None:
-    """Once the change is committed: tell every browser, then (`bots`) queue the next bot's turn.
-
-    Works from the in-memory table the change just saved, so the commit costs no extra reads.
-    No task per turn for the clock: Celery beat's sweep (`games.sweep_deadlines`) plays overdue
-    turns; one task per action cost more CPU than the action itself under load.
-    """
-
-    def run() -> None:
-        broadcast(table)
-        if bots:
-            schedule_bot_turn(table, game_of(table), settings.MUS_BOT_DELAY_MS)
-
-    transaction.on_commit(run)
+def after_commit(table: Table) -> None:
+    """Once the change is committed, tell every browser. Works from the in-memory table the
+    change just saved, so the commit costs no extra reads."""
+    transaction.on_commit(lambda: broadcast(table))
