@@ -1,29 +1,27 @@
 """Every change to a table, by concern; views, the consumer, Celery tasks, bots, tools and other
 apps call these functions and nothing below them.
 
-- `tables`: a table's life before and after its game (create, sit, stand, kick, close, start,
-  rematch, and a table set up for four by somebody else: `start_arranged`); `kicks`: who the host took off a table (they do not sit there again); `bots`: bot
-  seats, practice and bot turns.
-- `play` (with the pure planning of `moves`): a player's or a bot's action and the first deal;
-  every change is committed by `pipeline`, the one move pipeline (load, plan, compare-and-set,
-  publish), whose steps run through `executor` (Django's connection, or the event loop's own:
-  `adb`).
-- `finish`: the finisher, every way a game ends but played out (abandoned, no-show, cancelled by
-  staff, a ban or the site, practice left); `endings`: how a game ended (`GameEnd`), announced
-  once with `games.signals.game_ended`.
-- `connections`: sockets joining and leaving, reconnection windows; `live`: the socket's calls.
-- `clock`: the turn clock's facts (the pure value is `games.clock.TurnClock`); `clockwork`:
-  what runs it (the clock's defaults for overdue turns; after an outage, the clocks move on by
-  the time lost: nobody is charged for it).
-- `state`: what each audience sees, and broadcasts; `access`: who may see a table (`visible_to`, `can_view`),
-  sit at it, or manage it; the site acts as `SYSTEM`.
-- `chat`, `presence`: table chat and who is online.
-- `fairplay`: how often the same two pairs count for the ladder, checked at the start.
-- `queue`: quick play (the pure matcher is `games.matchmaking`; players' bots wait apart, through
-  `bot_queue`, beside the rest of the bot API, `bot_api`); `invitations`: inviting a
-  friend to your table or to be your partner; `notify`: messages to a player's every page.
-- `storage` (loading, the game cache, compare-and-set), `turns`, `groups`, `adb` and `errors` are
-  the layer underneath.
+The modules, by concept (docs/architecture.md, «The service layer»):
+
+- **The pipeline** (every change to a game): `pipeline` (load, plan, compare-and-set, publish,
+  written once as steps), `executor` (where the steps run: Django's connection, or the event
+  loop's own, `adb`), `storage` (the one load statement, the caches, the compare-and-set
+  statement), `moves` (pure planning), `play` (a player's or a bot's action, the first deal).
+- **The clock**: `clock` (the facts of the pure `games.clock.TurnClock`), `clockwork` (the sweep
+  that plays overdue turns; after an outage, every clock moved on by the time lost).
+- **The end of a game**: `finish` (the finisher: every ending but a game played out),
+  `endings` (the `GameEnd`, announced once with `games.signals.game_ended`), `abandonment`.
+- **Who may**: `access` (see, sit, manage; the site acts as `SYSTEM`), `kicks`.
+- **Tables**: `tables` (create, sit, stand, kick, close, start, rematch, `start_arranged`),
+  `bots` (bot seats, practice, bot turns), `fairplay` (the same two pairs, at the start),
+  `turns` (whose turn it is, the next bot's turn).
+- **Sockets and presence**: `connections` (sockets coming and going, server processes' beats),
+  `live` and `player_live` (one call per frame of the table's and the player's socket),
+  `presence` (who is online), `chat`, `state` (what each audience sees), `groups` and `notify`
+  (messages to a table, to a player).
+- **Matchmaking**: `queue` (quick play; the pure matcher is `games.matchmaking`), `bot_queue`
+  and `bot_api` (players' bots), `queue_limits`, `invitations`, `withdrawals`; `lobby`.
+- **Underneath**: `errors` (refusals), `ratelimit`, `redis_clients`.
 
 Import the public names from here (`from games import services`). Other apps and `tools/`
 import nothing else of this package (import-linter's contract in pyproject.toml): a name they

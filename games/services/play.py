@@ -1,4 +1,4 @@
-"""Live play: a player's action, a bot's, the first deal, the clock's defaults, a cancelled game.
+"""Live play: a player's action, a bot's, the first deal.
 
 Each is planned (`games.services.moves`, pure) and committed by the one move pipeline
 (`games.services.pipeline`), from whichever side its caller is on.
