@@ -5,11 +5,12 @@ check goes through the hasher's `encode` (a log-in, a sign-up, a password change
 Django's own dummy hash for an unknown username, an upgrade of an old hash), so the hasher is the
 one place that decides where that work runs:
 
-- **in a few threads of its own, at the lowest CPU priority** (`nice` 19 for those threads
-  only, on Linux). OpenSSL's PBKDF2 releases the GIL, so the hash runs on the other core beside
-  daphne's event loop; when the cores are busy the kernel gives the loop (the live tables)
-  the CPU first and the log-ins wait, rather than the other way round. The threads are as many
-  as the cores: more would only queue at the CPU.
+- **in one thread of its own per process, at the lowest CPU priority** (`nice` 19 for that
+  thread only, on Linux). OpenSSL's PBKDF2 releases the GIL, so the hash runs on another core
+  beside daphne's event loop; when the cores are busy the kernel gives the loop (the live
+  tables) the CPU first and the log-ins wait, rather than the other way round. One thread: a
+  process hashes on one core at most (a daphne process per core, docs/deploy.md, makes one
+  hashing thread per core), and log-ins beyond what it hashes wait in its queue.
 - **without a database connection.** The request gives its connection back to the pool while
   it waits for the hash (unless it is inside a transaction) and takes one again for what
   follows. A log-in held one for the whole hash: with log-ins waiting on a busy machine the pool
@@ -33,7 +34,7 @@ from django.db import connections
 
 #: The hashing threads' niceness: the lowest priority, so the live game comes first.
 NICENESS = 19
-THREADS = os.cpu_count() or 1
+THREADS = 1
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
