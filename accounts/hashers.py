@@ -48,6 +48,17 @@ def _lower_priority() -> None:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
 
 
+def _forget_pool() -> None:
+    """In a forked child (a Celery worker's processes): the parent's thread did not come along,
+    so the child starts its own when it first hashes."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def hashing_pool() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
