@@ -43,6 +43,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The request's database connections back to the pool when its thread is done, even if the
+    # visitor left meanwhile (musweb/middleware.py).
+    "musweb.middleware.ConnectionsBackMiddleware",
     # /salud/ (games/health.py), answered before sessions, users and the HTTPS redirect.
     "musweb.outages.HealthMiddleware",
     # A bot's token works on the bot API only, never on a person's page (docs/bot-api.md).
@@ -127,6 +130,15 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Django's hashers, with its default PBKDF2 computed in low-priority threads of its own and no
+# database connection held meanwhile (accounts/hashers.py): the same hashes, the live game first.
+PASSWORD_HASHERS = [
+    "accounts.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]
 if env_bool("MUS_FAST_PASSWORD_HASHER", False):
     # Tests only: the production hasher is deliberately slow.

@@ -34,6 +34,8 @@ from games import services
 from games.engine import bot
 from games.models import Seat, Table
 
+from . import logins as login_clients
+
 
 @dataclass
 class Stats:
@@ -67,6 +69,8 @@ class Stats:
     viewer_messages: int = 0
     viewer_bytes: int = 0
     polls: list[float] = field(default_factory=list)  # seconds each poll took
+    # People logging in meanwhile (`--logins-per-second`), from the steady state on.
+    logins: login_clients.Logins = field(default_factory=login_clients.Logins)
 
 
 @dataclass
@@ -463,9 +467,12 @@ async def run_clients(
     poll: bool = False,
     urls: list[str] | None = None,
     stats: Stats | None = None,
+    logins_per_second: float = 0.0,
+    login_accounts: list[str] | None = None,
 ) -> tuple[Stats, float]:
     """Play ``clients`` for ``seconds`` (after the connection ramp); ``stats``, if given, is
-    filled while they play (a caller may watch it)."""
+    filled while they play (a caller may watch it). With ``logins_per_second``, people log in
+    to ``login_accounts`` at that rate through the steady state (`tools.logins`)."""
     if stats is None:
         stats = Stats()
     start = time.monotonic()
@@ -480,6 +487,13 @@ async def run_clients(
         tasks.append(asyncio.create_task(watch_lobby(base, stats, stop_at, poll, 10_000 + i)))
         if i % 20 == 19:
             await asyncio.sleep(20 / connect_per_second)
+    logging_in = None
+    if logins_per_second > 0 and login_accounts:
+        logging_in = asyncio.create_task(
+            login_clients.keep_logging_in(
+                sites, login_accounts, logins_per_second, stats.steady_from, stop_at, stats.logins
+            )
+        )
     successors = Successors(stats)
     for i, client in enumerate(clients):
         tasks.append(
@@ -490,6 +504,10 @@ async def run_clients(
     await asyncio.gather(*tasks, return_exceptions=True)
     stats.client_cpu = time.process_time() - cpu0
     stats.ended = time.monotonic()
+    if logging_in is not None:
+        # The tables' figures end with the run; log-ins still waiting get their answer (or
+        # `tools.logins.TIMEOUT`) before the report.
+        await logging_in
     return stats, stats.ended - start
 
 
@@ -519,6 +537,7 @@ def report(
         f"dropped: {stats.disconnects}",
         *_storm_lines(stats),
         *_viewer_lines(stats, wall),
+        *_login_lines(stats),
         f"games finished during the run: {len(stats.finished_tables)}  "
         f"(their players moved on to {stats.tables_started} new tables)",
         "server CPU (% of one core over the run) and memory (RSS MB at the end):",
@@ -565,6 +584,20 @@ def _viewer_lines(stats: Stats, wall: float) -> list[str]:
         ms = [x * 1000 for x in stats.polls]
         return [line, f"  lobby polls: {len(ms)} ({len(ms) / wall:.0f}/s), ms " + _latencies(ms)]
     return [line, f"  lobby messages pushed: {stats.viewer_messages}"]
+
+
+def _login_lines(stats: Stats) -> list[str]:
+    """What the people logging in saw (nothing if nobody did)."""
+    logins = stats.logins
+    if not logins.started:
+        return []
+    seconds = max(0.001, stats.ended - stats.steady_from)
+    return [
+        f"log-ins: {logins.started} started in the steady state "
+        f"({logins.started / seconds:.1f}/s), "
+        f"{len(logins.latencies)} signed in, failures {dict(logins.failures)}",
+        "  log-in post → redirect ms: " + _latencies([x * 1000 for x in logins.latencies]),
+    ]
 
 
 def _seconds(values: list[float]) -> str:
@@ -617,11 +650,14 @@ def main(
     viewers: int = 0,
     poll: bool = False,
     public: bool = False,
+    logins_per_second: float = 0.0,
 ) -> None:
     """The whole run: set up, play, measure the servers, report, and cancel the games."""
     run = secrets.token_hex(3)
     started = time.monotonic()
     clients = setup_tables(tables, mode, run, public)
+    # Enough accounts that no one logs in twice within a few seconds.
+    accounts = login_clients.setup_accounts(run, 50) if logins_per_second > 0 else []
     for i, client in enumerate(clients):
         # Players of one table are spread over the servers: the table must work across them.
         client.url = urls[i % len(urls)].rstrip("/")
@@ -640,7 +676,18 @@ def main(
     cpu0 = {g: cpu_seconds(p) for g, p in server_processes(database).items()}
     busy0, total0 = machine_busy()
     stats, wall = asyncio.run(
-        run_clients(clients, seconds, think, connect_rate, reconnect, viewers, poll, urls)
+        run_clients(
+            clients,
+            seconds,
+            think,
+            connect_rate,
+            reconnect,
+            viewers,
+            poll,
+            urls,
+            logins_per_second=logins_per_second,
+            login_accounts=accounts,
+        )
     )
     busy1, total1 = machine_busy()
     groups = server_processes(database)

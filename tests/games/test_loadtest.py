@@ -9,11 +9,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
 
+from accounts.models import User
 from games import services
 from games.models import Table
 from games.services import lobby
 from tests.live import celery_worker, daphne_process, daphne_server, free_port
-from tools import loadtest
+from tools import loadtest, logins
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -178,3 +179,27 @@ def test_a_run_vacuums_and_gives_the_planner_fresh_statistics_when_autovacuum_is
     else:
         assert said.startswith("autovacuum is off")
         assert done == set(loadtest.FILLED)
+
+
+def test_with_logins_per_second_people_log_in_through_the_form_while_the_tables_play() -> None:
+    # `--logins-per-second`: from the steady state on, a browser's log-in (the page for its CSRF
+    # token, then the form) at that rate, each answered with the redirect of a good password.
+    clients = loadtest.setup_tables(1, "4-reyes", "t6")
+    accounts = logins.setup_accounts("t6", 3)
+    assert all(
+        u.check_password(logins.PASSWORD) for u in User.objects.filter(username__in=accounts)
+    )
+    with daphne_process() as url:
+        for client in clients:
+            client.url = url
+        stats, wall = asyncio.run(
+            loadtest.run_clients(clients, 5, 0.3, 50, logins_per_second=4, login_accounts=accounts)
+        )
+    assert stats.logins.started >= 8 and not stats.logins.failures
+    assert len(stats.logins.latencies) == stats.logins.started
+    assert stats.latencies and not stats.errors
+    signed_in = User.objects.filter(username__in=accounts, last_login__isnull=False).count()
+    assert signed_in == 3
+    text = loadtest.report(stats, wall, 1, [url], {}, {})
+    assert f"log-ins: {stats.logins.started} started" in text and "log-in post" in text
+    loadtest.teardown_tables("t6")

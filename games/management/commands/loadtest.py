@@ -50,6 +50,13 @@ class Command(BaseCommand):
             action="store_true",
             help="the tables are public, so the lobby lists them (private by default)",
         )
+        parser.add_argument(
+            "--logins-per-second",
+            type=float,
+            default=0.0,
+            help="people logging in meanwhile (the log-in page, then its form), from the steady "
+            "state on; their latency is reported",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         loadtest.main(
@@ -65,4 +72,5 @@ class Command(BaseCommand):
             viewers=options["lobby_viewers"],
             poll=options["lobby_poll"],
             public=options["public_tables"],
+            logins_per_second=options["logins_per_second"],
         )
