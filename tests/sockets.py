@@ -112,3 +112,20 @@ def leaked_cards(message: dict[str, Any], seat: int | None) -> set[str]:
     own = set(message["you"]["cards"]) if message.get("you") else set()
     text = json.dumps(message)
     return {code for code in CARD_RE.findall(text)} - own
+
+
+def keep_going(state: dict[str, Any], discarded: set[int]) -> dict[str, Any]:
+    """A move for a seat whose `state` lists legal acts, one that keeps the game long: mus until
+    the first discard of the hand (`discarded`: the hands that had one), then cut; every bet
+    passed or declined (never an órdago); «Seguir» at the recuento."""
+    legal = {entry["act"]: entry for entry in state["you"]["legal"]}
+    if "repartir" in legal:
+        return {"act": "repartir"}
+    if "descarte" in legal:
+        return {"act": "descarte", "cards": state["you"]["cards"][:1]}
+    if "mus" in legal:
+        return {"act": "mus" if state["hand_no"] not in discarded else "corto"}
+    for act in ("paso", "no_quiero", "quiero"):
+        if act in legal:
+            return {"act": act}
+    raise AssertionError(f"no move chosen from {sorted(legal)}")

@@ -17,7 +17,7 @@ from accounts.models import User
 from games.models import Table
 from tests.factories import session_cookie, started_table
 from tests.live import daphne_process
-from tests.sockets import leaked_cards
+from tests.sockets import keep_going, leaked_cards
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,22 +57,6 @@ def next_state(sock: ClientConnection, seat: int, after: int = -1) -> dict[str, 
             return message
 
 
-def choose(state: dict[str, Any], discarded: set[int]) -> dict[str, Any]:
-    """A move that keeps the game long: one mus and discard a hand, then cut; every bet passed
-    or declined (never an órdago); «Seguir» at the recuento."""
-    legal = {entry["act"]: entry for entry in state["you"]["legal"]}
-    if "repartir" in legal:
-        return {"act": "repartir"}
-    if "descarte" in legal:
-        return {"act": "descarte", "cards": state["you"]["cards"][:1]}
-    if "mus" in legal:
-        return {"act": "mus" if state["hand_no"] not in discarded else "corto"}
-    for act in ("paso", "no_quiero", "quiero"):
-        if act in legal:
-            return {"act": act}
-    raise AssertionError(f"no move chosen from {sorted(legal)}")
-
-
 def recorded(table: Table) -> list[tuple[int, str]]:
     table.refresh_from_db()
     return [(a["seat"], a["act"]) for hand in table.record["hands"] for a in hand["actions"]]
@@ -92,7 +76,7 @@ def test_moves_alternating_between_two_processes_each_land_once_and_in_order(
         process = moves % 2
         mover = next(seat for seat in range(4) if states[process][seat]["you"]["legal"])
         state = states[process][mover]
-        move = choose(state, discarded)
+        move = keep_going(state, discarded)
         sockets[process][mover].send(json.dumps({"type": "action", "v": state["v"], **move}))
         for p in (0, 1):
             for seat in range(4):

@@ -24,7 +24,7 @@ from accounts.models import User
 from games.models import Connection, Seat, Table
 from tests.factories import make_user, session_cookie, started_table
 from tests.live import Topology, production_topology, wait_until
-from tests.sockets import leaked_cards
+from tests.sockets import keep_going, leaked_cards
 
 pytestmark = [
     pytest.mark.slow,
@@ -72,22 +72,6 @@ def next_state(sock: ClientConnection, seat: int, after: int = -1) -> dict[str, 
             return message
 
 
-def choose(state: dict[str, Any], discarded: set[int]) -> dict[str, Any]:
-    """A move that keeps the game going: mus until the first discard of the hand, then cut;
-    pass or decline every bet (no órdago: the game must reach the next hand); «Seguir»."""
-    legal = {entry["act"]: entry for entry in state["you"]["legal"]}
-    if "repartir" in legal:
-        return {"act": "repartir"}
-    if "descarte" in legal:
-        return {"act": "descarte", "cards": state["you"]["cards"][:1]}
-    if "mus" in legal:
-        return {"act": "mus" if state["hand_no"] not in discarded else "corto"}
-    for act in ("paso", "no_quiero", "quiero"):
-        if act in legal:
-            return {"act": act}
-    raise AssertionError(f"no move chosen from {sorted(legal)}")
-
-
 class Game:
     """Four players' sockets and their latest states; one real move at a time."""
 
@@ -102,7 +86,7 @@ class Game:
         state = self.states[mover]
         sent = state["v"]
         self.sockets[mover].send(
-            json.dumps({"type": "action", "v": sent, **choose(state, self.discarded)})
+            json.dumps({"type": "action", "v": sent, **keep_going(state, self.discarded)})
         )
         for seat, sock in enumerate(self.sockets):
             self.states[seat] = next_state(sock, seat, after=sent)
