@@ -1,6 +1,7 @@
 """The production topology on one machine (`make run-prod`, docs/deploy.md): nginx in front of
-DAPHNE_PROCESSES daphne processes, the Celery workers (the live game's and the heavy work's) and
-Celery beat, with DEBUG off.
+DAPHNE_PROCESSES daphne processes for the WebSockets (the live tables, the lobby) and
+PAGES_PROCESSES for every other request, the Celery workers (the live game's and the heavy
+work's) and Celery beat, with DEBUG off.
 
     python scripts/run_prod.py                 start everything, until Ctrl-C or SIGTERM
     python scripts/run_prod.py nginx-site ...  print the nginx site for a proxy machine
@@ -12,8 +13,9 @@ stops everything (a port taken, a bad setting). Logs, pid files, the generated n
 generated secret key go to RUN_DIR (run/prod).
 
 Environment (besides the site's own, README «Configuration»): PORT (nginx, 8000),
-DAPHNE_PROCESSES (2), DAPHNE_PORT (the first daphne's port, PORT+1), DAPHNE_BIND (127.0.0.1),
-CELERY_CONCURRENCY (the live worker's processes, 2), CELERY_HEAVY_CONCURRENCY (the heavy
+DAPHNE_PROCESSES (2), PAGES_PROCESSES (1; 0: the live processes answer the pages too),
+PAGES_NICE (5), DAPHNE_PORT (the first daphne's port, PORT+1; the pages' follow the live ones),
+DAPHNE_BIND (127.0.0.1), CELERY_CONCURRENCY (the live worker's processes, 2), CELERY_HEAVY_CONCURRENCY (the heavy
 worker's, 1), RUN_DIR, RESTART_SECONDS (2), NGINX (the nginx binary).
 """
 
@@ -67,14 +69,20 @@ def nginx_site(
     static_root: Path,
     access_log: str,
     server_name: str = "_",
+    pages: Sequence[str] = (),
 ) -> str:
     """The `server` and `upstream` blocks (deploy/nginx/barajamos.conf) for these daphne
-    processes (host:port each)."""
-    servers = "\n".join(f"    server {u} max_fails=1 fail_timeout=5s;" for u in upstreams)
+    processes (host:port each): `upstreams` hold the WebSockets, `pages` answer the rest (the
+    live ones when there is none)."""
+
+    def servers(processes: Sequence[str]) -> str:
+        return "\n".join(f"    server {u} max_fails=1 fail_timeout=5s;" for u in processes)
+
     return render(
         "barajamos.conf",
         {
-            "SERVERS": servers,
+            "SERVERS": servers(upstreams),
+            "PAGES_SERVERS": servers(pages or upstreams),
             "LISTEN": listen,
             "SERVER_NAME": server_name,
             "STATIC_ROOT": str(static_root).rstrip("/"),
@@ -84,11 +92,11 @@ def nginx_site(
 
 
 def write_nginx_config(
-    run_dir: Path, upstreams: Sequence[str], port: int, static_root: Path
+    run_dir: Path, upstreams: Sequence[str], pages: Sequence[str], port: int, static_root: Path
 ) -> Path:
     nginx_dir = run_dir / "nginx"
     (nginx_dir / "tmp").mkdir(parents=True, exist_ok=True)
-    site = nginx_site(upstreams, str(port), static_root, str(nginx_dir / "access.log"))
+    site = nginx_site(upstreams, str(port), static_root, str(nginx_dir / "access.log"), pages=pages)
     (nginx_dir / "barajamos.conf").write_text(site)
     conf = nginx_dir / "nginx.conf"
     conf.write_text(render("nginx.conf", {"RUN_DIR": str(nginx_dir)}))
@@ -104,6 +112,17 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def lower_priority(niceness: int) -> None:
+    """In the child before exec, in its own session: `niceness` for the process and for its
+    session's scheduling group. Where the kernel groups tasks by session (autogroup, on for
+    most desktops and these machines), a process's nice value only ranks it against its own
+    session: the group's is what weighs against the other processes' (systemd's CPUWeight= is
+    the same lever for a service). Best effort: a kernel without autogroup has no such file."""
+    os.nice(niceness)
+    with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
+        group.write(str(niceness))
+
+
 @dataclass
 class Child:
     name: str
@@ -111,6 +130,8 @@ class Child:
     log: Path
     pid_file: Path
     stop_signal: int = signal.SIGTERM
+    #: Below the live game's processes (0): `lower_priority`.
+    niceness: int = 0
     proc: subprocess.Popen[bytes] | None = None
     started: float = 0.0
     restart_at: float | None = None
@@ -125,11 +146,16 @@ class Child:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=self._before_exec,
         )
         self.started = time.monotonic()
         self.restart_at = None
         self.pid_file.write_text(f"{self.proc.pid}\n")
+
+    def _before_exec(self) -> None:
+        _die_with_parent()
+        if self.niceness:
+            lower_priority(self.niceness)
 
     def tail(self, lines: int = 30) -> str:
         try:
@@ -231,6 +257,8 @@ def static_root() -> Path:
 def run() -> int:
     port = int(os.environ.get("PORT", "8000"))
     processes = int(os.environ.get("DAPHNE_PROCESSES", "2"))
+    pages_processes = int(os.environ.get("PAGES_PROCESSES", "1"))
+    pages_niceness = int(os.environ.get("PAGES_NICE", "5"))
     first_daphne = int(os.environ.get("DAPHNE_PORT", str(port + 1)))
     bind = os.environ.get("DAPHNE_BIND", "127.0.0.1")
     restart_seconds = float(os.environ.get("RESTART_SECONDS", "2"))
@@ -238,8 +266,11 @@ def run() -> int:
     nginx = os.environ.get("NGINX") or _find_nginx()
     if processes < 1:
         raise SystemExit("run-prod: DAPHNE_PROCESSES must be at least 1")
+    if pages_processes < 0 or not 0 <= pages_niceness <= 19:
+        raise SystemExit("run-prod: PAGES_PROCESSES must be 0 or more, PAGES_NICE 0 to 19")
     daphne_ports = [first_daphne + i for i in range(processes)]
-    taken = [p for p in [port, *daphne_ports] if port_taken(p)]
+    pages_ports = [first_daphne + processes + i for i in range(pages_processes)]
+    taken = [p for p in [port, *daphne_ports, *pages_ports] if port_taken(p)]
     if taken:
         raise SystemExit(f"run-prod: port {', '.join(map(str, taken))} already in use")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -248,8 +279,10 @@ def run() -> int:
     manage("migrate", "--noinput")
     manage("collectstatic", "--noinput", "--verbosity", "0")
     static = static_root()
-    upstreams = [f"{'127.0.0.1' if bind in ('0.0.0.0', '') else bind}:{p}" for p in daphne_ports]
-    conf = write_nginx_config(run_dir, upstreams, port, static)
+    host = "127.0.0.1" if bind in ("0.0.0.0", "") else bind
+    upstreams = [f"{host}:{p}" for p in daphne_ports]
+    pages_upstreams = [f"{host}:{p}" for p in pages_ports]
+    conf = write_nginx_config(run_dir, upstreams, pages_upstreams, port, static)
     check = subprocess.run(
         [nginx, "-t", "-q", "-e", "stderr", "-c", str(conf)], capture_output=True
     )
@@ -280,9 +313,6 @@ def run() -> int:
     heavy = Child(
         "celery-heavy",
         [
-            "nice",
-            "-n",
-            "10",
             PYTHON,
             "-m",
             "musweb.worker",
@@ -292,6 +322,7 @@ def run() -> int:
         ],
         log("celery-heavy"),
         pid("celery-heavy"),
+        niceness=10,
     )
     beat = Child(
         "celery-beat",
@@ -299,31 +330,19 @@ def run() -> int:
         log("celery-beat"),
         pid("celery-beat"),
     )
-    daphnes = [
-        Child(
-            f"daphne-{p}",
-            # The site's daphne (musweb.server) as `make run` starts it, plus the client's
-            # address from nginx's X-Forwarded-For: only nginx can reach DAPHNE_BIND.
-            [
-                PYTHON,
-                "-m",
-                "musweb.server",
-                "-b",
-                bind,
-                "-p",
-                str(p),
-                "--websocket_connect_timeout",
-                "30",
-                "--proxy-headers",
-                "--access-log",
-                os.devnull,
-                "musweb.asgi:application",
-            ],
-            log(f"daphne-{p}"),
-            pid(f"daphne-{p}"),
-        )
-        for p in daphne_ports
-    ]
+
+    def daphne(name: str, p: int, niceness: int = 0) -> Child:
+        # The site's daphne (musweb.server) as `make run` starts it, plus the client's address
+        # from nginx's X-Forwarded-For: only nginx can reach DAPHNE_BIND.
+        argv = [PYTHON, "-m", "musweb.server", "-b", bind, "-p", str(p)]
+        argv += ["--websocket_connect_timeout", "30", "--proxy-headers"]
+        argv += ["--access-log", os.devnull, "musweb.asgi:application"]
+        return Child(f"{name}-{p}", argv, log(f"{name}-{p}"), pid(f"{name}-{p}"), niceness=niceness)
+
+    daphnes = [daphne("daphne", p) for p in daphne_ports]
+    # The pages a little below the live tables: under a full machine a page waits rather than
+    # a move (docs/deploy.md, «Pages and live tables»).
+    pages = [daphne("pages", p, pages_niceness) for p in pages_ports]
     # SIGTERM is nginx's fast shutdown: its graceful one (SIGQUIT) waits for every socket.
     proxy = Child(
         "nginx",
@@ -331,7 +350,7 @@ def run() -> int:
         log("nginx"),
         pid("nginx"),
     )
-    children = [worker, heavy, beat, *daphnes, proxy]
+    children = [worker, heavy, beat, *daphnes, *pages, proxy]
 
     stopping = False
 
@@ -342,13 +361,19 @@ def run() -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        for child in [worker, heavy, beat, *daphnes]:
+        for child in [worker, heavy, beat, *daphnes, *pages]:
             child.start()
-        for child, upstream in zip(daphnes, upstreams, strict=True):
+        for child, upstream in zip([*daphnes, *pages], [*upstreams, *pages_upstreams], strict=True):
             wait_for_http(f"http://{upstream}/", child)
         proxy.start()
         wait_for_http(f"http://127.0.0.1:{port}/", proxy, timeout=15)
-        say(f"nginx on :{port} in front of daphne on {', '.join(upstreams)}; the Celery")
+        say(f"nginx on :{port} in front of daphne on {', '.join(upstreams)} (the sockets)")
+        if pages:
+            say(
+                f"  and on {', '.join(pages_upstreams)} (the pages, nice {pages_niceness}); the Celery"
+            )
+        else:
+            say("  (the sockets and the pages); the Celery")
         say(f"  workers (live, heavy) and beat; DEBUG off. Logs and pid files in {run_dir}")
         print(
             f"Barajamos (production topology): http://127.0.0.1:{port}/  (Ctrl-C stops it)",
@@ -375,7 +400,7 @@ def run() -> int:
     finally:
         say("stopping")
         # nginx first (no new connections), then the daphne processes, then Celery.
-        for group in ([proxy], daphnes, [beat, worker, heavy]):
+        for group in ([proxy], [*daphnes, *pages], [beat, worker, heavy]):
             for child in group:
                 child.stop()
             for child in group:
@@ -394,7 +419,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
     site = sub.add_parser("nginx-site", help="print the nginx site for these daphne processes")
-    site.add_argument("--upstream", action="append", required=True, help="host:port, repeated")
+    site.add_argument(
+        "--upstream", action="append", required=True, help="a live daphne's host:port, repeated"
+    )
+    site.add_argument(
+        "--pages-upstream",
+        action="append",
+        default=[],
+        help="a pages daphne's host:port, repeated (none: the live ones answer the pages)",
+    )
     site.add_argument("--listen", default="80", help="nginx's listen (default 80)")
     site.add_argument("--server-name", default="_")
     site.add_argument("--static-root", required=True, type=Path)
@@ -403,7 +436,12 @@ def main(argv: list[str]) -> int:
     if args.command == "nginx-site":
         print(
             nginx_site(
-                args.upstream, args.listen, args.static_root, args.access_log, args.server_name
+                args.upstream,
+                args.listen,
+                args.static_root,
+                args.access_log,
+                args.server_name,
+                args.pages_upstream,
             ),
             end="",
         )

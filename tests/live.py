@@ -230,21 +230,22 @@ class Topology:
     run_dir: Path
     proc: subprocess.Popen[Any]
 
-    def daphne_pids(self) -> dict[int, int]:
-        """Port -> pid of each daphne process running now (the script's pid files)."""
+    def daphne_pids(self, kind: str = "daphne") -> dict[int, int]:
+        """Port -> pid of each daphne process of a kind running now (the script's pid files):
+        "daphne" for the live ones (the sockets), "pages" for the pages'."""
         pids: dict[int, int] = {}
-        for pid_file in self.run_dir.glob("daphne-*.pid"):
+        for pid_file in self.run_dir.glob(f"{kind}-*.pid"):
             try:
-                pids[int(pid_file.stem.removeprefix("daphne-"))] = int(pid_file.read_text())
+                pids[int(pid_file.stem.removeprefix(f"{kind}-"))] = int(pid_file.read_text())
             except (OSError, ValueError):
                 continue  # being rewritten by a restart
         return pids
 
 
 @contextmanager
-def production_topology(processes: int = 2, **env: str) -> Iterator[Topology]:
-    """`make run-prod` on free ports: nginx in front of ``processes`` daphne processes, a Celery
-    worker and beat, DEBUG off, on the test database and the test run's Redis prefixes. The
+def production_topology(processes: int = 2, pages: int = 1, **env: str) -> Iterator[Topology]:
+    """`make run-prod` on free ports: nginx in front of ``processes`` daphne processes for the
+    sockets and ``pages`` for the pages, a Celery worker and beat, DEBUG off, on the test database and the test run's Redis prefixes. The
     site signs sessions with this process's secret key, so the tests' session cookies work."""
     _require_slow("the production topology")
     port = free_port()
@@ -262,7 +263,8 @@ def production_topology(processes: int = 2, **env: str) -> Iterator[Topology]:
                 SECURE_SSL_REDIRECT="0",
                 PORT=str(port),
                 DAPHNE_PROCESSES=str(processes),
-                DAPHNE_PORT=str(free_ports(processes)),
+                PAGES_PROCESSES=str(pages),
+                DAPHNE_PORT=str(free_ports(processes + pages)),
                 RUN_DIR=str(run_dir),
                 STATIC_ROOT=str(run_dir / "static"),
                 CELERY_CONCURRENCY="1",

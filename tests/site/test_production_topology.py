@@ -1,7 +1,8 @@
 """The production topology (`make run-prod`, scripts/run_prod.py, docs/deploy.md): nginx in front
-of two daphne processes, a Celery worker and beat, DEBUG off, started for each test. Everything
-goes through nginx's port, as a browser's would; the sockets of one table land on both processes,
-and the table carries on when one of them is killed with SIGKILL."""
+of two daphne processes for the sockets and one for the pages, a Celery worker and beat, DEBUG
+off, started for each test. Everything goes through nginx's port, as a browser's would; the
+sockets of one table land on both live processes, the pages on the pages' one, and the table
+carries on when a live process is killed with SIGKILL."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 import signal
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -268,6 +270,58 @@ def test_nginx_serves_the_static_files_from_disk_hashed_names_cached_for_a_year(
     rules = get("/reglas/", **{"Accept-Encoding": "gzip"})
     assert rules.getheader("Content-Encoding") == "gzip"
     assert get("/static/nada.css").status == 404
+
+
+def test_pages_go_to_the_pages_process_and_sockets_to_the_live_ones(
+    site: Topology, four_players: list[User]
+) -> None:
+    live, pages = site.daphne_pids(), site.daphne_pids("pages")
+    assert len(live) == 2 and len(pages) == 1
+    table = started_table(four_players)
+    sock = open_socket(site, table, four_players[0])
+    next_state(sock, 0)
+    # The socket's process is a live one (its Connection row names it)...
+    assert process_of(table, four_players[0], live) in live.values()
+    sock.close()
+    parts = urlsplit(site.url)
+    for path in ("/reglas/", "/cuentas/entrar/"):
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+        conn.request("GET", path)
+        assert conn.getresponse().status == 200
+    # ...and nginx's log says which process answered each request ($upstream_addr; written
+    # every 2 s, a socket's line when it closes).
+    served: dict[str, int] = {}
+
+    def logged() -> bool:
+        for line in (site.run_dir / "nginx" / "access.log").read_text().splitlines():
+            found = re.search(r'"(?:GET|POST) (\S+) [^"]*" \d+ \d+ \S+ "[^"]*:(\d+)"', line)
+            if found:
+                served[found.group(1)] = int(found.group(2))
+        return {"/reglas/", "/cuentas/entrar/", f"/ws/mesas/{table.pk}/"} <= served.keys()
+
+    wait_until(logged, timeout=15, message="nginx did not log the requests")
+    assert served["/reglas/"] in pages and served["/cuentas/entrar/"] in pages
+    assert served[f"/ws/mesas/{table.pk}/"] in live
+
+
+def test_the_pages_process_and_the_heavy_worker_run_below_the_live_game(site: Topology) -> None:
+    """Niced, and where the kernel groups processes by session (autogroup), their group too:
+    there a process's own nice value only ranks it within its session."""
+
+    def niceness(pid: int) -> tuple[int, str | None]:
+        group = Path(f"/proc/{pid}/autogroup")
+        return os.getpriority(os.PRIO_PROCESS, pid), (
+            group.read_text().split()[-1] if group.exists() else None
+        )
+
+    [pages] = site.daphne_pids("pages").values()
+    heavy = int((site.run_dir / "celery-heavy.pid").read_text())
+    for pid in site.daphne_pids().values():
+        assert niceness(pid)[0] == 0
+    for pid, expected in ((pages, 5), (heavy, 10)):
+        own, group = niceness(pid)
+        assert own == expected
+        assert group in (None, str(expected))
 
 
 def test_the_health_check_answers_through_nginx(site: Topology) -> None:
