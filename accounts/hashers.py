@@ -13,8 +13,8 @@ checks them with their own hasher and stores the password again with Argon2id wh
 (a log-in, a sign-up, a password change or reset, Django's dummy hash for an unknown username,
 the upgrade of an old hash), so the hasher is the one place that decides where that work runs:
 
-- **in one thread of its own per process, at the lowest CPU priority** (`nice` 19 for that
-  thread only, on Linux). Argon2 (through cffi) and OpenSSL's PBKDF2 release the GIL, so the
+- **in one thread of its own per process, at the lowest CPU priority** (`SCHED_IDLE` and
+  `nice` 19 for that thread only, on Linux). Argon2 (through cffi) and OpenSSL's PBKDF2 release the GIL, so the
   hash runs on another core beside daphne's event loop; when the cores are busy the kernel gives
   the loop (the live tables) the CPU first and the log-ins wait, rather than the other way round.
 - **without a database connection.** The request gives its connection back to the pool while
@@ -46,11 +46,16 @@ _pool_lock = threading.Lock()
 
 
 def _lower_priority() -> None:
-    """The current thread (only it) at `NICENESS`. Linux gives each thread its own niceness
-    (`setpriority` on its thread id); elsewhere the thread keeps the process's."""
+    """The current thread (only it) at the lowest priority Linux has: `SCHED_IDLE`, which a task
+    of any other policy waking on its core preempts at once, whatever group either is in (a
+    nice value only ranks a thread against its own session's or cgroup's: the hash would take
+    its turn against PostgreSQL and the live loop as an equal); and `nice` 19 besides. Linux
+    gives each thread its own; elsewhere the thread keeps the process's."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def _forget_pool() -> None:

@@ -114,13 +114,17 @@ def _die_with_parent() -> None:
 
 def lower_priority(niceness: int) -> None:
     """In the child before exec, in its own session: `niceness` for the process and for its
-    session's scheduling group. Where the kernel groups tasks by session (autogroup, on for
-    most desktops and these machines), a process's nice value only ranks it against its own
-    session: the group's is what weighs against the other processes' (systemd's CPUWeight= is
-    the same lever for a service). Best effort: a kernel without autogroup has no such file."""
+    session's scheduling group, and the `SCHED_BATCH` policy. Where the kernel groups tasks by
+    session (autogroup, on for most desktops and these machines), a process's nice value only
+    ranks it against its own session: the group's is what weighs against the other processes'
+    (systemd's CPUWeight= is the same lever for a service). A batch task never preempts another
+    when it wakes, so a page waking does not push a move aside (systemd's
+    CPUSchedulingPolicy=batch). Best effort: a kernel without autogroup has no such file."""
     os.nice(niceness)
     with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
         group.write(str(niceness))
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
 
 @dataclass

@@ -38,6 +38,8 @@ class HeldMD5(MD5PasswordHasher):
         if self.armed.is_set():
             self.seen["thread"] = threading.current_thread()
             self.seen["niceness"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            if sys.platform.startswith("linux"):
+                self.seen["policy"] = os.sched_getscheduler(0)
             self.hashing.set()
             self.release.wait(30)
         return super().encode(password, salt)
@@ -95,6 +97,7 @@ async def test_a_log_in_hashes_beside_the_table_sockets_sync_thread(held: Any) -
     assert held.seen["thread"].name.startswith("password-hashing")
     if sys.platform.startswith("linux"):
         assert held.seen["niceness"] == hashers.NICENESS
+        assert held.seen["policy"] == os.SCHED_IDLE  # preempted by any other task waking
     # ...and the request waits for it holding no database connection (it had one: it looked
     # the account up).
     assert held.seen["caller_db"].connection is None

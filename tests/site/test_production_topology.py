@@ -305,8 +305,9 @@ def test_pages_go_to_the_pages_process_and_sockets_to_the_live_ones(
 
 
 def test_the_pages_process_and_the_heavy_worker_run_below_the_live_game(site: Topology) -> None:
-    """Niced, and where the kernel groups processes by session (autogroup), their group too:
-    there a process's own nice value only ranks it within its session."""
+    """Niced, and where the kernel groups processes by session (autogroup), their group too
+    (there a process's own nice value only ranks it within its session); batch tasks, which
+    never preempt another when they wake."""
 
     def niceness(pid: int) -> tuple[int, str | None]:
         group = Path(f"/proc/{pid}/autogroup")
@@ -318,10 +319,12 @@ def test_the_pages_process_and_the_heavy_worker_run_below_the_live_game(site: To
     heavy = int((site.run_dir / "celery-heavy.pid").read_text())
     for pid in site.daphne_pids().values():
         assert niceness(pid)[0] == 0
+        assert os.sched_getscheduler(pid) == os.SCHED_OTHER
     for pid, expected in ((pages, 5), (heavy, 10)):
         own, group = niceness(pid)
         assert own == expected
         assert group in (None, str(expected))
+        assert os.sched_getscheduler(pid) == os.SCHED_BATCH  # never preempts on waking
 
 
 def test_the_health_check_answers_through_nginx(site: Topology) -> None:
