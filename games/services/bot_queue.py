@@ -67,7 +67,7 @@ def join(bot: User, mode: str) -> None:
     check_join_rate(bot)  # before the lock: a burst never gets to wait for it
     now = timezone.now()
     with transaction.atomic():
-        queue._lock()  # (quick play's one lock: bots and people are matched by the same run)
+        queue.lock_queue()  # (quick play's one lock: bots and people are matched by the same run)
         mine = QueuedPlayer.objects.filter(user=bot).select_related("entry").first()
         if mine is not None and mine.entry.mode != mode:
             raise ServiceError(
@@ -77,7 +77,7 @@ def join(bot: User, mode: str) -> None:
             entry = QueueEntry.objects.create(mode=mode, joined_at=now, hold_until=now + _hold())
             with unique_or(ServiceError("already_queued", _("Ya estás en la cola."))):
                 QueuedPlayer.objects.create(
-                    user=bot, entry=entry, rating=queue._rating(bot.pk, bots_ladder(mode))
+                    user=bot, entry=entry, rating=queue.rating_for(bot.pk, bots_ladder(mode))
                 )
             queue.match_locked(now)
 

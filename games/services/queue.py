@@ -82,7 +82,9 @@ DODGE_SUSPENSIONS = (
 _LOCK_KEY = 7_318_204
 
 
-def _lock() -> None:
+def lock_queue() -> None:
+    """The queue's one lock, for the rest of the transaction: people's quick play and the bots'
+    (services.bot_queue) are matched by the same run, one at a time."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
 
@@ -135,7 +137,8 @@ def check_may_queue(user: User) -> None:
 # --------------------------------------------------------------------------------------------
 # Joining and leaving.
 # --------------------------------------------------------------------------------------------
-def _rating(user_id: int, mode: str) -> float:
+def rating_for(user_id: int, mode: str) -> float:
+    """The rating the matcher pairs `user_id` by on the ladder `mode` (0.0 when the ladders know nothing of it)."""
     label = hooks.ratings([(user_id, mode)]).get((user_id, mode))
     return float(label.rating) if label is not None else 0.0
 
@@ -155,7 +158,7 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         check_join_rate(user)  # before the lock: a burst never gets to wait for it
     now = timezone.now()
     with transaction.atomic():
-        _lock()
+        lock_queue()
         mine = QueuedPlayer.objects.filter(user__in=players).select_related("entry")
         joined_at = now
         for queued in mine:
@@ -176,7 +179,7 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
         )
         with unique_or(ServiceError("already_queued", _("Ya estás en la cola."))):
             QueuedPlayer.objects.bulk_create(
-                QueuedPlayer(user=p, entry=entry, rating=_rating(p.pk, mode)) for p in players
+                QueuedPlayer(user=p, entry=entry, rating=rating_for(p.pk, mode)) for p in players
             )
         for player in players:
             _recount(player.pk, now)
@@ -189,7 +192,7 @@ def join(user: User, mode: str, *, partner: User | None = None) -> Table | None:
 def leave(user: User) -> bool:
     """`user` (and their partner) leave the queue; False if they were not in it."""
     with transaction.atomic():
-        _lock()
+        lock_queue()
         queued = QueuedPlayer.objects.filter(user=user).select_related("entry").first()
         if queued is None:
             return False
@@ -224,7 +227,7 @@ def socket_opened(user_id: int, channel: str, process: str) -> None:
     """A queue page of the player opened: they are still here (a leaver who came back in time
     may be matched again)."""
     with transaction.atomic():
-        _lock()
+        lock_queue()
         QueueSocket.objects.get_or_create(
             channel=channel, defaults={"process": process, "user_id": user_id}
         )
@@ -236,7 +239,7 @@ def socket_opened(user_id: int, channel: str, process: str) -> None:
 @batched
 def socket_closed(channel: str) -> None:
     with transaction.atomic():
-        _lock()
+        lock_queue()
         user_id = QueueSocket.objects.filter(channel=channel).values_list("user_id", flat=True)
         user_id = user_id.first()
         if user_id is None:
@@ -272,7 +275,7 @@ def reap_silent_sockets() -> int:
     if not users:
         return 0
     with transaction.atomic():
-        _lock()
+        lock_queue()
         dropped = rows.delete()[0]
         now = timezone.now()
         for user_id in users:
@@ -386,7 +389,7 @@ def complete_with_bots(user: User, rng: Any = None) -> Table:
     """«Completar con bots»: after `BOTS_AFTER_SECONDS` in the queue, the player (and partner)
     leave it for a table with bots, dealt at once and unrated."""
     with transaction.atomic():
-        _lock()
+        lock_queue()
         queued = QueuedPlayer.objects.filter(user=user).select_related("entry").first()
         if queued is None:
             raise ServiceError("not_queued", _("No estás en la cola."))
@@ -457,7 +460,7 @@ def drop_leavers() -> int:
         return 0
     dropped = 0
     with transaction.atomic():
-        _lock()
+        lock_queue()
         for entry in QueueEntry.objects.filter(pk__in=entries):
             gone = set(entry.players.filter(_gone(now)).values_list("user_id", flat=True))
             if gone:
@@ -474,6 +477,6 @@ def sweep() -> int:
     if QueuedPlayer.objects.exists():
         done += drop_leavers()
         with transaction.atomic():
-            _lock()
+            lock_queue()
             done += len(match_locked(timezone.now()))
     return done
