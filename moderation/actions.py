@@ -86,7 +86,8 @@ def ban(
 ) -> ModerationAction:
     """Ban `user` (until `until`, or with no end).
 
-    The player is logged out everywhere, cannot log in, leaves any table that has not started
+    The player is logged out everywhere, cannot log in, leaves the quick-play queue (their bot
+    accounts too; a partner who queued with them is told), leaves any table that has not started
     (closing it if they host it), their game in progress is cancelled (unrated, record kept) and
     every socket of theirs is closed, at whatever table.
     """
@@ -103,6 +104,11 @@ def ban(
         user.ban_reason = reason
         user.save(update_fields=["banned_at", "banned_until", "ban_reason"])
         sessions = end_sessions(user)
+        bots = list(user.bot_accounts.all())
+        # Out of quick play before anything seats them: a banned player (or their program)
+        # left waiting would be matched, never come, and end the others' game as a no-show.
+        for queued in (user, *bots):
+            services.leave_queue(queued)
         table_id, effect = _leave_live_table(user)
         entry = record(
             moderator,
@@ -119,8 +125,8 @@ def ban(
         # players' `cancelada` state goes out before the socket is closed.
         recheck_sockets(user.pk)
         # A banned player's programs stop with them (`accounts.bot_accounts`).
-        for bot_id in user.bot_accounts.values_list("pk", flat=True):
-            recheck_sockets(bot_id)
+        for bot in bots:
+            recheck_sockets(bot.pk)
     return entry
 
 

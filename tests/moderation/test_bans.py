@@ -13,9 +13,11 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.utils import timezone
 
+from accounts import bot_accounts
 from accounts.models import User
 from games import services, socket_codes
-from games.models import Seat, Table
+from games.models import QueuedPlayer, Seat, Table
+from games.services import bot_queue
 from moderation import actions
 from moderation.models import ModerationAction
 from rankings import queries
@@ -256,3 +258,18 @@ async def test_a_banned_player_cannot_open_a_table_socket_again(
         state = json.loads(first["text"])
         assert state["type"] == "state" and state["you"] is None
         await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_ban_takes_the_player_their_pair_and_their_bots_out_of_quick_play(
+    four_players: list[User], moderator: User
+) -> None:
+    player, partner, other = four_players[:3]
+    bot = bot_accounts.create_bot_account(player, "Trasto")
+    services.queue.join(player, "4-reyes", partner=partner)
+    bot_queue.join(bot, "4-reyes")
+    services.queue.join(other, "4-reyes")
+    actions.ban(moderator, player, REASON)
+    # The banned player, their pair's partner (the pair's entry goes) and their bot are out;
+    # somebody else waiting stays.
+    assert list(QueuedPlayer.objects.values_list("user", flat=True)) == [other.pk]
