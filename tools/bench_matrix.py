@@ -234,12 +234,14 @@ class Site:
 
 @contextmanager
 def topology(sitting: Sitting, daphne: int) -> Iterator[Site]:
-    """The site's production topology (scripts/run_prod.sh) until the block ends."""
-    port, *ports = _free_ports(sitting.args.port, daphne + 1)
+    """The site's production topology (scripts/run_prod.sh) until the block ends: `daphne`
+    live processes (the ones measured) and the pages' one after them, idle here."""
+    port, *ports, _pages = _free_ports(sitting.args.port, daphne + 2)
     run_dir = sitting.args.run_dir / f"site-{daphne}"
     run_dir.mkdir(parents=True, exist_ok=True)
     argv = ["env", f"PORT={port}", f"DAPHNE_PROCESSES={daphne}", f"DAPHNE_PORT={ports[0]}"]
-    argv += ["CELERY_CONCURRENCY=1", f"RUN_DIR={run_dir}", "bash", "scripts/run_prod.sh"]
+    argv += ["PAGES_PROCESSES=1", "CELERY_CONCURRENCY=1", f"RUN_DIR={run_dir}"]
+    argv += ["bash", "scripts/run_prod.sh"]
     log = run_dir / "run_prod.log"
     proc = _spawn(sitting, argv, log)
     try:
