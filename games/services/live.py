@@ -130,10 +130,16 @@ async def leave(channel: str) -> None:
     """The socket closed: uncounted on the event loop, and the others told if they see a
     change. Not counted now if the database is down: its process's next beat finds it gone
     (`connections.beat`)."""
-    with contextlib.suppress(Unavailable, *OUTAGES):
+    try:
         gone = await connections.socket_closing(channel)
         if gone is not None:
             await _tell(gone.table_id, gone.user_id, gone.verdict, None)
+    except (Unavailable, *OUTAGES):
+        # Said, not raised: the socket is gone either way, and a seat left counted as present
+        # until the beat is what to look for when a reconnection window opens late.
+        log.warning(
+            "socket %s closed while a service was down: left to the beat", channel, exc_info=True
+        )
 
 
 async def _tell(table_id: int, user_id: int, told: str, skip: str | None) -> Table | None:

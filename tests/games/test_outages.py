@@ -247,6 +247,23 @@ async def test_a_socket_opened_while_a_service_is_down_is_told_to_try_again_late
     assert await refused_with(communicator(table.pk, cookie)) == CLOSE_TRY_AGAIN
 
 
+@pytest.mark.asyncio
+async def test_a_socket_closed_while_the_database_is_down_closes_quietly_and_says_so_in_the_log(
+    four_players: list[User], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = await database_sync_to_async(started_table)(four_players)
+    [comm] = await connect_all(table, four_players[:1])
+    await receive_state(comm)
+
+    async def closing_down(channel: str) -> None:
+        raise psycopg.OperationalError("the database system is shutting down")
+
+    monkeypatch.setattr("games.services.connections.socket_closing", closing_down)
+    with caplog.at_level("WARNING", logger="games.services.live"):
+        await comm.disconnect()  # nothing raised to daphne
+    assert any("left to the beat" in r.getMessage() for r in caplog.records), caplog.text
+
+
 # ----------------------------------------------------------------------------------------------
 # Pages.
 # ----------------------------------------------------------------------------------------------
