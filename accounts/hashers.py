@@ -14,9 +14,10 @@ checks them with their own hasher and stores the password again with Argon2id wh
 the upgrade of an old hash), so the hasher is the one place that decides where that work runs:
 
 - **in one thread of its own per process, at the lowest CPU priority** (`SCHED_IDLE` and
-  `nice` 19 for that thread only, on Linux). Argon2 (through cffi) and OpenSSL's PBKDF2 release the GIL, so the
-  hash runs on another core beside daphne's event loop; when the cores are busy the kernel gives
-  the loop (the live tables) the CPU first and the log-ins wait, rather than the other way round.
+  `nice` 19 for that thread only, on Linux). Argon2 (through cffi) and OpenSSL's PBKDF2 release
+  the GIL, so the hash runs on another core beside daphne's event loop; when the cores are busy
+  the kernel gives the loop (the live tables) the CPU first and the log-ins wait, rather than
+  the other way round.
 - **without a database connection.** The request gives its connection back to the pool while
   it waits for the hash (unless it is inside a transaction) and takes one again for what
   follows. A log-in held one for the whole hash: with log-ins waiting on a busy machine the pool
@@ -102,7 +103,8 @@ class HashingBesideTheGame:
     `verify`) and its `verify` (Argon2's does not call `encode`) run in the hashing thread."""
 
     def encode(self, password: str, salt: str, *args: Any, **kwargs: Any) -> str:
-        result: str = _beside(partial(super().encode, **kwargs), password, salt, *args)  # type: ignore[misc]
+        encode = partial(super().encode, **kwargs)  # type: ignore[misc]
+        result: str = _beside(encode, password, salt, *args)
         return result
 
     def verify(self, password: str, encoded: str) -> bool:

@@ -9,14 +9,15 @@ work's) and Celery beat, with DEBUG off.
 Every process is a child of this one, in its own session (Ctrl-C reaches only this script, which
 stops them in order) and told to end if this script dies. A child that exits is started again
 after RESTART_SECONDS, as systemd would; a daphne or nginx that exits before it first answered
-stops everything (a port taken, a bad setting). Logs, pid files, the generated nginx configuration and the
-generated secret key go to RUN_DIR (run/prod).
+stops everything (a port taken, a bad setting). Logs, pid files, the generated nginx
+configuration and the generated secret key go to RUN_DIR (run/prod).
 
 Environment (besides the site's own, README «Configuration»): PORT (nginx, 8000),
 DAPHNE_PROCESSES (2), PAGES_PROCESSES (1; 0: the live processes answer the pages too),
 PAGES_NICE (5), DAPHNE_PORT (the first daphne's port, PORT+1; the pages' follow the live ones),
-DAPHNE_BIND (127.0.0.1), CELERY_CONCURRENCY (the live worker's processes, 2), CELERY_HEAVY_CONCURRENCY (the heavy
-worker's, 1), RUN_DIR, RESTART_SECONDS (2), NGINX (the nginx binary).
+DAPHNE_BIND (127.0.0.1), CELERY_CONCURRENCY (the live worker's processes, 2),
+CELERY_HEAVY_CONCURRENCY (the heavy worker's, 1), RUN_DIR, RESTART_SECONDS (2), NGINX (the nginx
+binary).
 """
 
 from __future__ import annotations
@@ -373,9 +374,8 @@ def run() -> int:
         wait_for_http(f"http://127.0.0.1:{port}/", proxy, timeout=15)
         say(f"nginx on :{port} in front of daphne on {', '.join(upstreams)} (the sockets)")
         if pages:
-            say(
-                f"  and on {', '.join(pages_upstreams)} (the pages, nice {pages_niceness}); the Celery"
-            )
+            pages_list = ", ".join(pages_upstreams)
+            say(f"  and on {pages_list} (the pages, nice {pages_niceness}); the Celery")
         else:
             say("  (the sockets and the pages); the Celery")
         say(f"  workers (live, heavy) and beat; DEBUG off. Logs and pid files in {run_dir}")
