@@ -245,8 +245,9 @@ class Topology:
 @contextmanager
 def production_topology(processes: int = 2, pages: int = 1, **env: str) -> Iterator[Topology]:
     """`make run-prod` on free ports: nginx in front of ``processes`` daphne processes for the
-    sockets and ``pages`` for the pages, a Celery worker and beat, DEBUG off, on the test database and the test run's Redis prefixes. The
-    site signs sessions with this process's secret key, so the tests' session cookies work."""
+    sockets and ``pages`` for the pages, a Celery worker and beat, DEBUG off, on the test
+    database and the test run's Redis prefixes. The site signs sessions with this process's
+    secret key, so the tests' session cookies work."""
     _require_slow("the production topology")
     port = free_port()
     run_dir = ARTIFACTS / f"prod-{port}"

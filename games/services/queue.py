@@ -138,7 +138,8 @@ def check_may_queue(user: User) -> None:
 # Joining and leaving.
 # --------------------------------------------------------------------------------------------
 def rating_for(user_id: int, mode: str) -> float:
-    """The rating the matcher pairs `user_id` by on the ladder `mode` (0.0 when the ladders know nothing of it)."""
+    """The rating the matcher pairs `user_id` by on the ladder `mode` (0.0 when the ladders
+    know nothing of it)."""
     label = hooks.ratings([(user_id, mode)]).get((user_id, mode))
     return float(label.rating) if label is not None else 0.0
 
